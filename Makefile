@@ -1,0 +1,31 @@
+# `make demo` and `make test` work on a fresh machine: they create .venv and install what they need.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.core-installed: $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.test-installed: $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[test,plot]'
+	touch $@
+
+demo: $(VENV)/.core-installed
+	$(BIN)/streamtopics demo
+
+test: $(VENV)/.test-installed
+	$(BIN)/python -m pytest -q
+
+bench: $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[bench,plot]'
+	$(BIN)/python bench/throughput.py
+
+clean:
+	rm -rf $(VENV) build src/*.egg-info

@@ -1,0 +1,1 @@
+"""The ``streamtopics`` command line: thin wrappers that parse arguments and call the library."""

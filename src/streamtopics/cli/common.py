@@ -1,0 +1,33 @@
+"""Small helpers shared by the subcommands: JSON/human output, progress bars, read reports."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from tqdm.auto import tqdm
+
+
+def add_json_flag(parser) -> None:
+    parser.add_argument("--json", action="store_true", help="print a JSON result on stdout")
+
+
+def emit(args, result: dict, human: str) -> None:
+    """Print ``result`` as JSON when ``--json`` was given, else the human text."""
+    if getattr(args, "json", False):
+        json.dump(result, sys.stdout, indent=2, sort_keys=True, default=float)
+        sys.stdout.write("\n")
+    else:
+        print(human)
+
+
+def progress(total=None, desc: str = "", unit: str = "doc", disable: bool | None = None):
+    """A tqdm bar on stderr; hidden automatically when it would last under a second."""
+    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, mininterval=0.5,
+                delay=1.0, disable=disable, dynamic_ncols=True)
+
+
+def report_reading(report) -> None:
+    """Tell the user on stderr what a reader kept and skipped (nothing is dropped silently)."""
+    if report is not None:
+        print(report.summary(), file=sys.stderr)

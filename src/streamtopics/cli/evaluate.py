@@ -1,0 +1,14 @@
+"""`streamtopics evaluate`: not implemented yet."""
+
+from __future__ import annotations
+
+from ..errors import StreamtopicsError
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("evaluate", help="(not implemented yet)")
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    raise StreamtopicsError("'evaluate' is not implemented yet")

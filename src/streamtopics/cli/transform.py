@@ -1,0 +1,14 @@
+"""`streamtopics transform`: not implemented yet."""
+
+from __future__ import annotations
+
+from ..errors import StreamtopicsError
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("transform", help="(not implemented yet)")
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    raise StreamtopicsError("'transform' is not implemented yet")

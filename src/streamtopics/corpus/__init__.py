@@ -1,0 +1,1 @@
+"""Corpus I/O: the `Corpus` value, readers, writers, preprocessing, streaming, synthetic data."""

@@ -1,0 +1,104 @@
+"""Synthetic LDA corpora with known truth (Dupuy & Bach 2016, section 5; Blei et al. 2003).
+
+K topics beta_k ~ Dirichlet(topic_concentration) over V words (or given), one
+theta_d ~ Dirichlet(alpha) per document, a length N_d ~ Poisson(mean_length), then for each
+token z ~ Categorical(theta_d), w ~ Categorical(beta_z). Tokens are kept in generation order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+from .corpus import Corpus
+
+
+@dataclass
+class SyntheticTruth:
+    """The parameters that generated a synthetic corpus: beta (K x V), alpha (K), theta (D x K)."""
+
+    beta: np.ndarray
+    alpha: np.ndarray
+    theta: np.ndarray
+
+
+def make_topics(n_topics: int, n_words: int, concentration: float = 0.1, seed=None) -> np.ndarray:
+    """K x V topics drawn from a symmetric Dirichlet(concentration); rows sum to 1."""
+    rng = np.random.default_rng(seed)
+    beta = rng.dirichlet(np.full(n_words, concentration), size=n_topics)
+    # Dirichlet draws with tiny concentration can underflow to exact zeros; keep support full.
+    beta = np.maximum(beta, 1e-300)
+    return beta / beta.sum(axis=1, keepdims=True)
+
+
+def _validate(beta: np.ndarray, alpha: np.ndarray, mean_length: float) -> None:
+    if beta.ndim != 2 or beta.shape[0] < 1 or beta.shape[1] < 1:
+        raise ValueError(f"beta must be a non-empty K x V matrix, got shape {beta.shape}")
+    if not np.allclose(beta.sum(axis=1), 1.0) or beta.min() < 0:
+        raise ValueError("each topic (row of beta) must be a probability distribution")
+    if alpha.shape != (beta.shape[0],) or alpha.min() <= 0:
+        raise ValueError("alpha must hold K positive numbers")
+    if mean_length <= 0:
+        raise ValueError("mean_length must be positive")
+
+
+def iter_synthetic_documents(beta: np.ndarray, alpha: np.ndarray, n_documents: int,
+                             mean_length: float = 60.0, seed=None,
+                             chunk_size: int = 10_000) -> Iterator[tuple[list[np.ndarray], np.ndarray]]:
+    """Yield (token arrays, theta rows) for chunks of at most ``chunk_size`` documents.
+
+    Memory is bounded by the chunk, so corpora of millions of documents can be streamed to disk.
+    Documents of length 0 are redrawn (an empty document carries no information).
+    """
+    beta = np.asarray(beta, dtype=np.float64)
+    alpha = np.asarray(alpha, dtype=np.float64)
+    _validate(beta, alpha, mean_length)
+    rng = np.random.default_rng(seed)
+    cum_beta = np.cumsum(beta, axis=1)
+    cum_beta[:, -1] = 1.0
+    n_topics = beta.shape[0]
+    for start in range(0, n_documents, chunk_size):
+        n = min(chunk_size, n_documents - start)
+        theta = rng.dirichlet(alpha, size=n)
+        lengths = rng.poisson(mean_length, size=n)
+        while (empty := lengths == 0).any():
+            lengths[empty] = rng.poisson(mean_length, size=int(empty.sum()))
+        doc_of_token = np.repeat(np.arange(n), lengths)
+        cum_theta = np.cumsum(theta, axis=1)
+        cum_theta[:, -1] = 1.0
+        u = rng.random(doc_of_token.size)
+        topics = (cum_theta[doc_of_token] < u[:, None]).sum(axis=1)
+        words = np.empty(doc_of_token.size, dtype=np.int64)
+        v = rng.random(doc_of_token.size)
+        for k in range(n_topics):
+            at = topics == k
+            words[at] = np.searchsorted(cum_beta[k], v[at], side="right")
+        np.minimum(words, beta.shape[1] - 1, out=words)
+        bounds = np.cumsum(lengths)[:-1]
+        yield np.split(words, bounds), theta
+
+
+def generate_synthetic(n_topics: int = 10, n_words: int = 1000, n_documents: int = 1000,
+                       mean_length: float = 60.0, alpha=0.1, topic_concentration: float = 0.1,
+                       beta: np.ndarray | None = None, seed=None) -> tuple[Corpus, SyntheticTruth]:
+    """A synthetic LDA corpus in memory and the truth that generated it.
+
+    ``alpha`` is a scalar (symmetric prior) or K numbers; ``beta`` overrides the random topics.
+    One seed drives everything: the topics, then the documents.
+    """
+    rng = np.random.default_rng(seed)
+    if beta is None:
+        beta = make_topics(n_topics, n_words, topic_concentration, seed=rng)
+    beta = np.asarray(beta, dtype=np.float64)
+    alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (beta.shape[0],)).copy()
+    tokens, thetas = [], []
+    for chunk_tokens, chunk_theta in iter_synthetic_documents(beta, alpha, n_documents,
+                                                              mean_length, seed=rng):
+        tokens.extend(chunk_tokens)
+        thetas.append(chunk_theta)
+    vocabulary = [f"w{i}" for i in range(beta.shape[1])]
+    corpus = Corpus.from_token_lists(tokens, vocabulary)
+    theta = np.concatenate(thetas) if thetas else np.zeros((0, beta.shape[0]))
+    return corpus, SyntheticTruth(beta=beta, alpha=alpha, theta=theta)

@@ -1,0 +1,94 @@
+"""What every streamtopics estimator shares: scikit-learn style parameters, top words, model files.
+
+A subclass stores only its constructor arguments in ``__init__`` (scikit-learn convention), sets
+fitted attributes ending in ``_`` (at least ``components_``, K x V, rows sum to 1, and
+``doc_topic_prior_``, K), and implements ``_state_arrays`` / ``_restore_state`` for the model file.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from .. import persistence
+from ..errors import ModelFileError
+
+
+class NotFittedError(ValueError, AttributeError):
+    """The estimator is used before ``fit`` or ``partial_fit``."""
+
+
+class TopicModelEstimator:
+    """Base class: ``get_params``/``set_params`` (so ``sklearn.base.clone`` works), ``top_words``,
+    ``save``/``load`` through the safe model file (`streamtopics.persistence`)."""
+
+    # --- scikit-learn parameter protocol ---------------------------------------------------------
+    @classmethod
+    def _parameter_names(cls) -> list[str]:
+        signature = inspect.signature(cls.__init__)
+        return [name for name, p in signature.parameters.items()
+                if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+    def get_params(self, deep: bool = True) -> dict:
+        return {name: getattr(self, name) for name in self._parameter_names()}
+
+    def set_params(self, **params):
+        valid = set(self._parameter_names())
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+    # --- fitted model ----------------------------------------------------------------------------
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "components_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit or partial_fit")
+
+    def top_words(self, n: int = 10) -> list[list[str]]:
+        """The ``n`` most probable words of each topic, most probable first."""
+        self._check_fitted()
+        order = np.argsort(-self.components_, axis=1, kind="stable")[:, :n]
+        return [[str(self.vocabulary_[w]) for w in row] for row in order]
+
+    # --- model files -----------------------------------------------------------------------------
+    def _state_arrays(self) -> dict[str, np.ndarray]:
+        """Method-specific arrays to store beside beta, alpha and vocabulary."""
+        return {}
+
+    def _restore_state(self, arrays: dict[str, np.ndarray], metadata: dict) -> None:
+        """Set fitted attributes from a model file (inverse of `_state_arrays`)."""
+        self.components_ = arrays["beta"]
+        self.doc_topic_prior_ = arrays["alpha"]
+        self.vocabulary_ = arrays["vocabulary"]
+
+    def save(self, path) -> None:
+        """Write the fitted model to ``path`` (a safe ``.npz``, written atomically)."""
+        self._check_fitted()
+        arrays = {"beta": self.components_, "alpha": self.doc_topic_prior_,
+                  "vocabulary": np.asarray(self.vocabulary_, dtype=str), **self._state_arrays()}
+        params = {k: v for k, v in self.get_params().items()
+                  if v is None or isinstance(v, (bool, int, float, str))}
+        metadata = {"estimator": type(self).__name__, "parameters": params,
+                    "fitted": self._fitted_metadata()}
+        persistence.save_model(path, arrays, metadata)
+
+    def _fitted_metadata(self) -> dict:
+        """JSON-serialisable fitted state (step counters, ...) for the model file."""
+        return {}
+
+    @classmethod
+    def load(cls, path):
+        """Load a model saved by ``save``; raises `ModelFileError` on any defect."""
+        arrays, metadata = persistence.load_model(path)
+        if metadata.get("estimator") != cls.__name__:
+            raise ModelFileError(f"{path}: holds a {metadata.get('estimator')!r} model, "
+                                 f"not a {cls.__name__}")
+        model = cls(**metadata.get("parameters", {}))
+        model._restore_state(arrays, metadata)
+        return model
