@@ -11,7 +11,6 @@ import hashlib
 import json
 import os
 import tempfile
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -77,7 +76,7 @@ def load_model(path) -> tuple[dict[str, np.ndarray], dict]:
     try:
         with np.load(path, allow_pickle=False) as archive:
             arrays = {name: archive[name] for name in archive.files}
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as error:
+    except Exception as error:  # a damaged archive can fail in zipfile, zlib or numpy parsing
         raise ModelFileError(f"{path}: not a readable streamtopics model file ({error})") from None
     if _METADATA_KEY not in arrays:
         raise ModelFileError(f"{path}: not a streamtopics model file (no metadata entry)")
