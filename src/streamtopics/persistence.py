@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from ._version import __version__
+from .atomic import atomic_write
 from .errors import ModelFileError
 
 FORMAT_NAME = "streamtopics-model"
@@ -30,25 +29,6 @@ def _checksum(arrays: dict[str, np.ndarray]) -> str:
         digest.update(f"{name}|{array.dtype.str}|{array.shape}|".encode())
         digest.update(array.tobytes())
     return digest.hexdigest()
-
-
-def atomic_write(path: str | os.PathLike, write) -> None:
-    """Call ``write(file_object)`` on a temporary file beside ``path``, then rename it into place.
-
-    A crash at any moment leaves either the old file or the new one, never a partial file.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def save_model(path, arrays: dict[str, np.ndarray], metadata: dict) -> None:

@@ -1,14 +1,99 @@
-"""`streamtopics preprocess`: not implemented yet."""
+"""`streamtopics preprocess INPUT -o CORPUS_DIR`: raw text to a corpus directory.
+
+Tokenise, drop duplicates and stop words, prune the vocabulary, split into train and test
+(`streamtopics.corpus.preprocess` describes each step), then write ``vocab.txt``,
+``{train,test}.{docword.txt,tokens.jsonl,meta.jsonl}`` and ``stats.json``.
+"""
 
 from __future__ import annotations
 
-from ..errors import StreamtopicsError
+import json
+from pathlib import Path
+
+from ..corpus.corpus import ReadReport
+from ..corpus.preprocess import DUPLICATE, EMPTY_AFTER, preprocess_documents, shuffle_split
+from ..corpus.readers import TEXT_FORMATS, detect_format, iter_raw_documents
+from ..corpus.writer import AtomicFile, write_corpus_dir
+from ..errors import InputError
+from .common import add_json_flag, emit, progress, report_reading
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("preprocess", help="(not implemented yet)")
+    parser = subparsers.add_parser(
+        "preprocess", help="tokenise raw text into a corpus directory",
+        description="Tokenise raw text (one document per line, JSONL, CSV, or a directory of "
+                    ".txt files; .gz accepted), drop duplicate documents and stop words, prune "
+                    "the vocabulary, split into train and test, and write a corpus directory.")
+    parser.add_argument("input", metavar="INPUT", help="raw text file or directory of .txt files")
+    parser.add_argument("-o", "--output", required=True, metavar="CORPUS_DIR",
+                        help="corpus directory to write")
+    parser.add_argument("--format", choices=TEXT_FORMATS, default=None,
+                        help="input format (default: from the name)")
+    parser.add_argument("--text-field", default="text", help="JSONL field with the text (default: text)")
+    parser.add_argument("--column", default="text", help="CSV column with the text (default: text)")
+    parser.add_argument("--label-field", default="label",
+                        help="field/column holding a label kept in meta.jsonl (default: label)")
+    parser.add_argument("--stopwords", metavar="FILE", default=None,
+                        help="stop-word file, one per line (default: the bundled English list)")
+    parser.add_argument("--max-df", type=float, default=0.2,
+                        help="drop words in more than this fraction of documents (default: 0.2)")
+    parser.add_argument("--min-count", type=int, default=5,
+                        help="drop words with fewer occurrences (default: 5)")
+    parser.add_argument("--max-vocab", type=int, default=10_000,
+                        help="keep at most this many most frequent words (default: 10000)")
+    parser.add_argument("--test-size", type=float, default=0.1,
+                        help="fraction of documents in the test split (default: 0.1)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the split (default: 0)")
+    add_json_flag(parser)
     parser.set_defaults(run=run)
 
 
+def _documents_with_progress(documents):
+    with progress(desc="reading", unit="doc") as bar:
+        for document in documents:
+            bar.update()
+            yield document
+
+
 def run(args) -> int:
-    raise StreamtopicsError("'preprocess' is not implemented yet")
+    source = Path(args.input)
+    fmt = args.format or detect_format(source)
+    if fmt not in TEXT_FORMATS:
+        raise InputError(f"preprocess reads raw text ({', '.join(TEXT_FORMATS)}); this looks "
+                         f"like a {fmt} corpus, which is already a bag of words", source)
+    for name, value, valid in (("--max-df", args.max_df, 0 < args.max_df <= 1),
+                               ("--min-count", args.min_count, args.min_count >= 1),
+                               ("--max-vocab", args.max_vocab, args.max_vocab >= 1),
+                               ("--test-size", args.test_size, 0 <= args.test_size < 1)):
+        if not valid:
+            raise InputError(f"{name} {value} is out of range")
+    report = ReadReport(source=str(source))
+    documents = iter_raw_documents(source, fmt, text_field=args.text_field, column=args.column,
+                                   report=report)
+    corpus = preprocess_documents(_documents_with_progress(documents), stopwords=args.stopwords,
+                                  max_df=args.max_df, min_count=args.min_count,
+                                  max_vocab=args.max_vocab, label_field=args.label_field,
+                                  report=report)
+    train, test = shuffle_split(corpus, args.test_size, args.seed)
+    output = Path(args.output)
+    write_corpus_dir(train, output, "train")
+    if test.n_documents:
+        write_corpus_dir(test, output, "test")
+    stats = {
+        "input": str(source), "output": str(output),
+        "raw_docs": report.documents_read,
+        "duplicates_dropped": report.documents_skipped.get(DUPLICATE, 0),
+        "empty_dropped": report.documents_skipped.get(EMPTY_AFTER, 0),
+        "D_train": train.n_documents, "D_test": test.n_documents, "V": corpus.n_words,
+        "tokens_train": train.n_tokens, "tokens_test": test.n_tokens,
+        "parameters": {"stopwords": args.stopwords or "bundled", "max_df": args.max_df,
+                       "min_count": args.min_count, "max_vocab": args.max_vocab,
+                       "test_size": args.test_size, "seed": args.seed},
+        "report": report.as_dict(),
+    }
+    with AtomicFile(output / "stats.json") as out:
+        out.write((json.dumps(stats, indent=2) + "\n").encode())
+    report_reading(report)
+    emit(args, stats, f"wrote {output}: {train.n_documents} train + {test.n_documents} test "
+                      f"documents, {corpus.n_words} words, {train.n_tokens + test.n_tokens} tokens")
+    return 0

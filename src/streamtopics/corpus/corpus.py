@@ -20,8 +20,13 @@ class ReadReport:
     """What a reader did: nothing is dropped silently.
 
     ``documents_skipped`` maps a reason ("empty after preprocessing", "duplicate", ...) to a
-    count; ``tokens_dropped`` counts tokens read but not kept (stop words, unknown words, ...).
+    count; ``tokens_dropped`` counts tokens read but not kept (stop words, unknown words, ...);
+    ``warnings`` keeps the first `MAX_WARNINGS` located notes ("file, line 7: 2 undecodable
+    bytes replaced") and ``warnings_total`` counts all of them; ``words_removed`` counts the
+    word types a vocabulary pruning removed, by reason.
     """
+
+    MAX_WARNINGS = 20  # a class constant, not a field
 
     source: str = ""
     documents_read: int = 0
@@ -30,6 +35,14 @@ class ReadReport:
     tokens_kept: int = 0
     tokens_dropped: dict[str, int] = field(default_factory=dict)
     decode_replacements: int = 0
+    warnings: list[str] = field(default_factory=list)
+    warnings_total: int = 0
+    words_removed: dict[str, int] = field(default_factory=dict)
+
+    def warn(self, message: str) -> None:
+        self.warnings_total += 1
+        if len(self.warnings) < self.MAX_WARNINGS:
+            self.warnings.append(message)
 
     def skip(self, reason: str, n: int = 1) -> None:
         self.documents_skipped[reason] = self.documents_skipped.get(reason, 0) + n
@@ -47,6 +60,9 @@ class ReadReport:
             "tokens_kept": self.tokens_kept,
             "tokens_dropped": dict(self.tokens_dropped),
             "decode_replacements": self.decode_replacements,
+            "warnings": list(self.warnings),
+            "warnings_total": self.warnings_total,
+            "words_removed": dict(self.words_removed),
         }
 
     def summary(self) -> str:
@@ -57,8 +73,12 @@ class ReadReport:
         parts.append(f"{self.tokens_kept} tokens kept")
         for reason, n in sorted(self.tokens_dropped.items()):
             parts.append(f"{n} tokens dropped ({reason})")
+        for reason, n in sorted(self.words_removed.items()):
+            parts.append(f"{n} word types removed ({reason})")
         if self.decode_replacements:
             parts.append(f"{self.decode_replacements} undecodable bytes replaced")
+        if self.warnings_total:
+            parts.append(f"{self.warnings_total} warning(s), first: {self.warnings[0]}")
         return ", ".join(parts)
 
 
@@ -99,7 +119,10 @@ class Corpus:
         n_docs, n_words = self.counts.shape
         if vocabulary is None:
             vocabulary = [f"w{i}" for i in range(n_words)]
-        self.vocabulary = np.asarray(list(vocabulary), dtype=str)
+        if isinstance(vocabulary, np.ndarray) and vocabulary.dtype.kind == "U":
+            self.vocabulary = vocabulary  # shared, not copied: minibatches of a large corpus
+        else:
+            self.vocabulary = np.asarray(list(vocabulary), dtype=str)
         if self.vocabulary.shape != (n_words,):
             raise InputError(
                 f"vocabulary has {self.vocabulary.size} words but the counts have {n_words} columns")
