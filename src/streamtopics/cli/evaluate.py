@@ -1,14 +1,126 @@
-"""`streamtopics evaluate`: not implemented yet."""
+"""``streamtopics evaluate MODEL CORPUS_DIR``: score held-out documents with a trained model.
+
+MODEL is a streamtopics model file or a plain ``.npz`` with ``beta`` (K x V) and ``alpha`` (K),
+so models from other libraries are scored the same way. CORPUS_DIR is a corpus directory
+(``vocab.txt``, ``{split}.docword.txt``, ``{split}.tokens.jsonl`` for token order).
+"""
 
 from __future__ import annotations
 
-from ..errors import StreamtopicsError
+import sys
+
+import numpy as np
+
+from ..errors import InputError
+from ..evaluation import (document_completion, elbo, left_to_right, npmi_coherence,
+                          top_word_ids, top_words_table, umass_coherence)
+from ..persistence import load_topic_parameters
+from .common import add_json_flag, emit, progress, report_reading
+
+METRICS = ("left-to-right", "left-to-right-smc", "completion", "elbo", "coherence")
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("evaluate", help="(not implemented yet)")
+    parser = subparsers.add_parser(
+        "evaluate", help="held-out log-likelihood (left-to-right, completion), ELBO or coherence",
+        description="Score the documents of CORPUS_DIR's split with a model. left-to-right "
+                    "(Wallach et al. 2009) estimates log p(w_d | beta, alpha) per document, "
+                    "left-to-right-smc is its unbiased resampling variant, completion scores "
+                    "each document's second half given its first, elbo is a variational lower "
+                    "bound (Hoffman et al. 2010; never a perplexity), coherence scores each "
+                    "topic's top words (UMass, NPMI) on the split as reference corpus. "
+                    "Left-to-right costs O(N^2 R K) per document of N tokens: use --max-tokens "
+                    "or --max-docs on long documents.")
+    parser.add_argument("model", help="a streamtopics model file, or an .npz with beta and alpha")
+    parser.add_argument("corpus_dir", help="a corpus directory (vocab.txt, {split}.docword.txt)")
+    parser.add_argument("--split", default="test", help="which split to score (default: test)")
+    parser.add_argument("--metric", choices=METRICS, default="left-to-right",
+                        help="what to compute (default: left-to-right)")
+    parser.add_argument("--particles", type=int, default=20,
+                        help="left-to-right particles R (default: 20)")
+    parser.add_argument("--max-tokens", type=int, default=None,
+                        help="left-to-right: score only the first N tokens of each document")
+    parser.add_argument("--max-docs", type=int, default=None,
+                        help="score only the first N documents of the split")
+    parser.add_argument("--estimator", choices=("standard", "p"), default="standard",
+                        help="completion: theta estimator, hard counts or theta^p soft counts")
+    parser.add_argument("--burn-in", type=int, default=50, help="completion: burn-in sweeps")
+    parser.add_argument("--samples", type=int, default=10,
+                        help="completion: samples of theta averaged")
+    parser.add_argument("--lag", type=int, default=5, help="completion: sweeps between samples")
+    parser.add_argument("--top-words", type=int, default=10,
+                        help="coherence: top words per topic (default: 10)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    parser.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
+    add_json_flag(parser)
     parser.set_defaults(run=run)
 
 
+def read_corpus_dir(path, split):
+    """The corpus reader, imported when needed (it lives in `streamtopics.corpus.readers`)."""
+    from ..corpus.readers import read_corpus_dir as reader
+    return reader(path, split)
+
+
 def run(args) -> int:
-    raise StreamtopicsError("'evaluate' is not implemented yet")
+    beta, alpha, model_vocabulary = load_topic_parameters(args.model)
+    corpus = read_corpus_dir(args.corpus_dir, args.split)
+    report_reading(corpus.report)
+    _check_vocabulary(beta, model_vocabulary, corpus, args)
+    if args.max_docs is not None:
+        if args.max_docs < 1:
+            raise InputError(f"--max-docs must be a positive integer, got {args.max_docs}")
+        corpus = corpus[:args.max_docs]
+    if corpus.n_documents == 0:
+        raise InputError(f"{args.corpus_dir}: the {args.split} split has no documents")
+    source = {"model": str(args.model), "corpus": str(args.corpus_dir), "split": args.split}
+    if args.metric == "coherence":
+        return _coherence(args, beta, corpus, source)
+    if args.metric == "elbo":
+        result = elbo(beta, alpha, corpus, n_threads=args.threads)
+    else:
+        with progress(total=corpus.n_documents, desc=args.metric) as bar:
+            if args.metric == "completion":
+                result = document_completion(
+                    beta, alpha, corpus, burn_in=args.burn_in, n_samples=args.samples,
+                    lag=args.lag, estimator=args.estimator, seed=args.seed,
+                    n_threads=args.threads, progress=bar.update)
+            else:
+                result = left_to_right(
+                    beta, alpha, corpus, n_particles=args.particles,
+                    resample=args.metric == "left-to-right-smc", max_tokens=args.max_tokens,
+                    seed=args.seed, n_threads=args.threads, progress=bar.update)
+    emit(args, {**source, **result.as_dict()}, str(result))
+    return 0
+
+
+def _check_vocabulary(beta, model_vocabulary, corpus, args) -> None:
+    if corpus.n_words != beta.shape[1]:
+        raise InputError(f"the model has {beta.shape[1]} words but {args.corpus_dir} has "
+                         f"{corpus.n_words}: evaluate with the vocabulary the model was trained on")
+    if model_vocabulary is not None and not np.array_equal(
+            np.asarray(model_vocabulary, dtype=str), corpus.vocabulary):
+        print("warning: the model's vocabulary and the corpus' have the same size but different "
+              "words; scoring by word id", file=sys.stderr)
+
+
+def _coherence(args, beta, corpus, source) -> int:
+    umass = umass_coherence(beta, corpus, args.top_words)
+    npmi = npmi_coherence(beta, corpus, args.top_words)
+    top = top_word_ids(beta, args.top_words)
+    result = {
+        **source, "method": "coherence", "n_top_words": args.top_words,
+        "reference_documents": corpus.n_documents,
+        "mean_umass": float(umass.mean()), "mean_npmi": float(npmi.mean()),
+        "topics": [{"topic": k, "umass": float(umass[k]), "npmi": float(npmi[k]),
+                    "top_words": corpus.vocabulary[top[k]].tolist()}
+                   for k in range(beta.shape[0])],
+    }
+    human = "\n".join([
+        top_words_table(beta, corpus.vocabulary, args.top_words, scores=npmi, score_name="npmi"),
+        f"mean NPMI {npmi.mean():.4f}, mean UMass {umass.mean():.4f} "
+        f"({args.top_words} top words, reference: {corpus.n_documents} documents of "
+        f"{args.split})",
+    ])
+    emit(args, result, human)
+    return 0

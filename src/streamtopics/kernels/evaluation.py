@@ -1,0 +1,321 @@
+"""Numba kernels of held-out evaluation: left-to-right, document completion, per-document ELBO.
+
+Documents arrive in the ragged form of `Corpus.document_tokens` (flat word ids + offsets) or, for
+the ELBO, as CSR rows (distinct word ids + counts). Topics arrive word-major, ``(V, K)``, so the K
+topic weights of one word are contiguous. Every kernel runs in parallel over documents with
+``prange``; each document draws from its own counter-based stream ``new_stream(seed, 0, d)``,
+so results are bit-identical for any number of threads.
+
+Each kernel has a plain NumPy twin in ``tests/naive.py``:
+``left_to_right_document``, ``completion_document``, ``elbo_document``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from .random import new_stream, next_uniform
+
+
+# --- small shared pieces ---------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _conditional_cumulative(topic_weights, alpha, doc_topic_counts, cumulative):
+    """Fill ``cumulative`` with the running sums of beta_wk (n_dk + alpha_k); return the total.
+
+    This is the unnormalised collapsed conditional p(z = k | w, z_other) of LDA with beta fixed
+    (Griffiths & Steyvers 2004; Wallach et al. 2009, eq. 5); its total, divided by
+    (n + sum alpha), is the predictive probability p(w | z_other).
+    """
+    total = 0.0
+    for k in range(alpha.size):
+        total += topic_weights[k] * (doc_topic_counts[k] + alpha[k])
+        cumulative[k] = total
+    return total
+
+
+@njit(cache=True, inline="always")
+def _draw(cumulative, total, uniform):
+    """The first k with cumulative[k] > uniform * total (inverse-CDF sampling)."""
+    threshold = uniform * total
+    last = cumulative.size - 1
+    k = 0
+    while k < last and cumulative[k] <= threshold:
+        k += 1
+    return k
+
+
+@njit(cache=True, inline="always")
+def _gibbs_update(topics, position, word_topic_weights, alpha, doc_topic_counts, cumulative, state):
+    """Resample the topic of one token from its collapsed conditional, counts kept in step."""
+    old = topics[position]
+    doc_topic_counts[old] -= 1.0
+    total = _conditional_cumulative(word_topic_weights, alpha, doc_topic_counts, cumulative)
+    new = _draw(cumulative, total, next_uniform(state))
+    topics[position] = new
+    doc_topic_counts[new] += 1.0
+
+
+# --- left-to-right (Wallach, Murray, Salakhutdinov & Mimno 2009, Algorithm 3) ----------------
+@njit(cache=True)
+def left_to_right_document(beta_by_word, alpha, words, n_particles, resample, state):
+    """log p(w_d | beta, alpha) estimated by the left-to-right algorithm on one document.
+
+    At each position n, every particle r first resamples the topics of all earlier tokens once
+    (a Gibbs sweep, which leaves p(z_<n | w_<n) invariant), then contributes the predictive
+    probability p(w_n | z_<n^r) = sum_k beta_{k,w_n} (n_k^r + alpha_k) / (n + sum alpha); the
+    estimate of p(w_n | w_<n) is the average over particles, and log p(w_d) the sum of the logs.
+
+    ``resample=False``: Algorithm 3 as published; each particle then draws z_n from its own
+    conditional. Its particles are never weighted by how well they predicted w_n, so they do not
+    follow p(z_<n | w_<n) exactly and the estimate keeps a small bias however large R is
+    (Buntine 2009). ``resample=True``: sequential Monte Carlo; the predictive probabilities are
+    the particles' incremental weights, particles are resampled in proportion to them
+    (systematic resampling) before z_n is drawn, which makes the product of the averages an
+    unbiased estimate of p(w_d) (Del Moral 2004).
+
+    Cost: O(N^2 R K) for a document of N tokens with R particles.
+    """
+    n_tokens = words.size
+    n_topics = alpha.size
+    alpha_sum = alpha.sum()
+    topics = np.zeros((n_particles, n_tokens), dtype=np.int64)
+    doc_topic_counts = np.zeros((n_particles, n_topics))
+    cumulative = np.empty(n_topics)
+    weights = np.empty(n_particles)
+    n_buffers = n_particles if resample else 0  # resampling copies particles into buffers
+    next_topics = np.zeros((n_buffers, n_tokens), dtype=np.int64)
+    next_counts = np.zeros((n_buffers, n_topics))
+    log_likelihood = 0.0
+    for n in range(n_tokens):
+        word_weights = beta_by_word[words[n]]
+        for r in range(n_particles):
+            for m in range(n):
+                _gibbs_update(topics[r], m, beta_by_word[words[m]], alpha, doc_topic_counts[r],
+                              cumulative, state)
+            total = _conditional_cumulative(word_weights, alpha, doc_topic_counts[r], cumulative)
+            if total <= 0.0:
+                return -np.inf  # no topic can emit this word: p(w_d) = 0
+            weights[r] = total / (n + alpha_sum)
+            if not resample:
+                k = _draw(cumulative, total, next_uniform(state))
+                topics[r, n] = k
+                doc_topic_counts[r, k] += 1.0
+        weight_sum = weights.sum()
+        log_likelihood += math.log(weight_sum / n_particles)
+        if resample:
+            # systematic resampling: one uniform, R evenly spaced points on the weights' CDF
+            offset = next_uniform(state)
+            ancestor = 0
+            running = weights[0]
+            for r in range(n_particles):
+                point = (r + offset) * weight_sum / n_particles
+                while ancestor < n_particles - 1 and running <= point:
+                    ancestor += 1
+                    running += weights[ancestor]
+                next_topics[r, :n] = topics[ancestor, :n]
+                next_counts[r] = doc_topic_counts[ancestor]
+            topics, next_topics = next_topics, topics
+            doc_topic_counts, next_counts = next_counts, doc_topic_counts
+            for r in range(n_particles):
+                total = _conditional_cumulative(word_weights, alpha, doc_topic_counts[r],
+                                                cumulative)
+                k = _draw(cumulative, total, next_uniform(state))
+                topics[r, n] = k
+                doc_topic_counts[r, k] += 1.0
+    return log_likelihood
+
+
+@njit(cache=True, parallel=True)
+def left_to_right_kernel(beta_by_word, alpha, word_ids, offsets, n_particles, resample, seed,
+                         first_document):
+    """Per-document left-to-right log-likelihoods (nats), parallel over documents.
+
+    Equivalent to ``left_to_right_document`` on each document d with the stream
+    (seed, 0, first_document + d); ``first_document`` lets a caller split a corpus into chunks
+    and get the same numbers as in one call.
+    """
+    n_documents = offsets.size - 1
+    log_likelihoods = np.zeros(n_documents)
+    for d in prange(n_documents):
+        state = new_stream(seed, 0, first_document + d)
+        log_likelihoods[d] = left_to_right_document(
+            beta_by_word, alpha, word_ids[offsets[d]:offsets[d + 1]], n_particles, resample, state)
+    return log_likelihoods
+
+
+# --- document completion (Asuncion et al. 2009; Papanikolaou et al. 2017, section 5.2) -------
+@njit(cache=True)
+def completion_document(beta_by_word, alpha, words, n_observed, burn_in, n_samples, lag,
+                        soft_counts, state):
+    """log p(w_held-out | theta_hat, beta) where theta_hat is inferred from the observed tokens.
+
+    The first ``n_observed`` tokens are observed: their topics are initialised sequentially
+    (each drawn from its conditional given the tokens before it), then swept by collapsed Gibbs
+    sampling with beta fixed. After ``burn_in`` sweeps, every ``lag``-th sweep gives one of
+    ``n_samples`` estimates of theta_d, averaged:
+    - standard (Griffiths & Steyvers 2004, Papanikolaou eq. 13): (n_dk + alpha_k) / (N + sum alpha);
+    - soft counts, theta^p (Papanikolaou eq. 33): the hard counts n_dk are replaced by the sum
+      over tokens of the conditional probabilities T(z_j = k | z_-j) computed in that sweep.
+    The remaining tokens are scored with p(w) = sum_k theta_hat_k beta_kw; averaging theta over
+    samples equals averaging these predictive probabilities, which are linear in theta.
+    """
+    n_topics = alpha.size
+    alpha_sum = alpha.sum()
+    doc_topic_counts = np.zeros(n_topics)
+    topics = np.zeros(n_observed, dtype=np.int64)
+    cumulative = np.empty(n_topics)
+    for j in range(n_observed):
+        total = _conditional_cumulative(beta_by_word[words[j]], alpha, doc_topic_counts, cumulative)
+        k = _draw(cumulative, total, next_uniform(state))
+        topics[j] = k
+        doc_topic_counts[k] += 1.0
+    theta_sum = np.zeros(n_topics)
+    expected_counts = np.zeros(n_topics)
+    normaliser = n_observed + alpha_sum
+    for sweep in range(1, burn_in + n_samples * lag + 1):
+        record = sweep > burn_in and (sweep - burn_in) % lag == 0
+        expected_counts[:] = 0.0
+        for j in range(n_observed):
+            old = topics[j]
+            doc_topic_counts[old] -= 1.0
+            total = _conditional_cumulative(beta_by_word[words[j]], alpha, doc_topic_counts,
+                                            cumulative)
+            if record and soft_counts:
+                previous = 0.0
+                for k in range(n_topics):
+                    expected_counts[k] += (cumulative[k] - previous) / total
+                    previous = cumulative[k]
+            new = _draw(cumulative, total, next_uniform(state))
+            topics[j] = new
+            doc_topic_counts[new] += 1.0
+        if record:
+            counts = expected_counts if soft_counts else doc_topic_counts
+            for k in range(n_topics):
+                theta_sum[k] += (counts[k] + alpha[k]) / normaliser
+    log_likelihood = 0.0
+    for j in range(n_observed, words.size):
+        word_weights = beta_by_word[words[j]]
+        probability = 0.0
+        for k in range(n_topics):
+            probability += theta_sum[k] * word_weights[k]
+        log_likelihood += math.log(probability / n_samples) if probability > 0.0 else -np.inf
+    return log_likelihood
+
+
+@njit(cache=True, parallel=True)
+def completion_kernel(beta_by_word, alpha, word_ids, offsets, n_observed, burn_in, n_samples,
+                      lag, soft_counts, seed, first_document):
+    """Per-document completion log-likelihoods of the held-out tokens (nats), parallel.
+
+    Equivalent to ``completion_document`` on each document d with the stream
+    (seed, 0, first_document + d); ``n_observed[d]`` is the number of leading tokens of
+    document d that are observed.
+    """
+    n_documents = offsets.size - 1
+    log_likelihoods = np.zeros(n_documents)
+    for d in prange(n_documents):
+        state = new_stream(seed, 0, first_document + d)
+        log_likelihoods[d] = completion_document(
+            beta_by_word, alpha, word_ids[offsets[d]:offsets[d + 1]], n_observed[d], burn_in,
+            n_samples, lag, soft_counts, state)
+    return log_likelihoods
+
+
+# --- per-document ELBO (Hoffman, Blei & Bach 2010, eq. 4 and 16) ----------------------------
+@njit(cache=True)
+def digamma(x):
+    """The digamma function psi(x) for x > 0 (absolute error below 1e-13).
+
+    The recurrence psi(x) = psi(x + 1) - 1/x up to x >= 10, then the asymptotic series.
+    """
+    result = 0.0
+    while x < 10.0:
+        result -= 1.0 / x
+        x += 1.0
+    inverse = 1.0 / x
+    inverse2 = inverse * inverse
+    series = inverse2 * (1.0 / 12 - inverse2 * (1.0 / 120 - inverse2 * (
+        1.0 / 252 - inverse2 * (1.0 / 240 - inverse2 * (1.0 / 132)))))
+    return result + math.log(x) - 0.5 * inverse - series
+
+
+@njit(cache=True)
+def elbo_document(shifted_exp_elog_beta, elog_beta_shift, alpha, word_ids, word_counts,
+                  max_iterations, tolerance):
+    """The document's ELBO term l(n_d, phi_d, gamma_d, lambda) of Hoffman et al. (2010, eq. 4).
+
+    The E-step of their Algorithm 1 with the topics held fixed: gamma_k starts at 1; then
+    phi_wk ∝ exp(E[log theta_k] + E[log beta_kw]) and gamma_k = alpha_k + sum_w n_w phi_wk
+    until the mean absolute change of gamma is below ``tolerance`` (or ``max_iterations``).
+    ``shifted_exp_elog_beta[w, k] = exp(E[log beta_kw] - elog_beta_shift[w])``, the per-word shift
+    (the max over k) keeps the exponentials in range and cancels in phi.
+
+    With phi at its optimum for the final gamma, sum_k phi_wk (E[log theta_k] + E[log beta_kw]
+    - log phi_wk) = log sum_k exp(E[log theta_k] + E[log beta_kw]), so the bound is
+        sum_w n_w log sum_k exp(E[log theta_k] + E[log beta_kw])
+        + log Gamma(sum alpha) - sum_k log Gamma(alpha_k)
+        - log Gamma(sum gamma) + sum_k [(alpha_k - gamma_k) E[log theta_k] + log Gamma(gamma_k)].
+    """
+    n_topics = alpha.size
+    gamma = np.ones(n_topics)
+    new_gamma = np.empty(n_topics)
+    exp_elog_theta = np.empty(n_topics)
+    for _ in range(max_iterations):
+        gamma_digamma_sum = digamma(gamma.sum())
+        for k in range(n_topics):
+            exp_elog_theta[k] = math.exp(digamma(gamma[k]) - gamma_digamma_sum)
+        new_gamma[:] = 0.0
+        for i in range(word_ids.size):
+            row = shifted_exp_elog_beta[word_ids[i]]
+            norm = 0.0
+            for k in range(n_topics):
+                norm += exp_elog_theta[k] * row[k]
+            if norm <= 0.0:
+                return -np.inf  # no topic can emit this word
+            scale = word_counts[i] / norm
+            for k in range(n_topics):
+                new_gamma[k] += scale * row[k]
+        change = 0.0
+        for k in range(n_topics):
+            value = alpha[k] + exp_elog_theta[k] * new_gamma[k]
+            change += abs(value - gamma[k])
+            gamma[k] = value
+        if change / n_topics < tolerance:
+            break
+    gamma_sum = gamma.sum()
+    gamma_digamma_sum = digamma(gamma_sum)
+    bound = math.lgamma(alpha.sum()) - math.lgamma(gamma_sum)
+    for k in range(n_topics):
+        elog_theta = digamma(gamma[k]) - gamma_digamma_sum
+        exp_elog_theta[k] = math.exp(elog_theta)
+        bound += ((alpha[k] - gamma[k]) * elog_theta + math.lgamma(gamma[k])
+                  - math.lgamma(alpha[k]))
+    for i in range(word_ids.size):
+        row = shifted_exp_elog_beta[word_ids[i]]
+        norm = 0.0
+        for k in range(n_topics):
+            norm += exp_elog_theta[k] * row[k]
+        if norm <= 0.0:
+            return -np.inf
+        bound += word_counts[i] * (math.log(norm) + elog_beta_shift[word_ids[i]])
+    return bound
+
+
+@njit(cache=True, parallel=True)
+def elbo_kernel(shifted_exp_elog_beta, elog_beta_shift, alpha, indptr, indices, counts,
+                max_iterations, tolerance):
+    """Per-document ELBO terms for CSR documents (indptr, indices, counts), parallel.
+
+    Equivalent to ``elbo_document`` on each row.
+    """
+    n_documents = indptr.size - 1
+    bounds = np.zeros(n_documents)
+    for d in prange(n_documents):
+        start, stop = indptr[d], indptr[d + 1]
+        bounds[d] = elbo_document(shifted_exp_elog_beta, elog_beta_shift, alpha,
+                                  indices[start:stop], counts[start:stop], max_iterations,
+                                  tolerance)
+    return bounds

@@ -1,0 +1,82 @@
+"""`streamtopics evaluate MODEL CORPUS_DIR`: plain .npz and model files, metrics, clear errors."""
+
+import json
+
+import numpy as np
+import pytest
+
+from streamtopics import generate_synthetic
+from streamtopics.cli.main import main
+from streamtopics.evaluation import left_to_right
+from streamtopics.persistence import save_model
+
+
+@pytest.fixture
+def corpus_dir(tmp_path):
+    """A corpus directory (UCI layout, test split with token order) and its synthetic truth."""
+    corpus, truth = generate_synthetic(4, 30, 25, mean_length=12, seed=7)
+    directory = tmp_path / "corpus"
+    directory.mkdir()
+    (directory / "vocab.txt").write_text("\n".join(corpus.vocabulary) + "\n")
+    counts = corpus.counts.tocoo()
+    entries = sorted(zip(counts.row + 1, counts.col + 1, counts.data))
+    (directory / "test.docword.txt").write_text(
+        f"{corpus.n_documents}\n{corpus.n_words}\n{len(entries)}\n"
+        + "".join(f"{d} {w} {c}\n" for d, w, c in entries))
+    (directory / "test.tokens.jsonl").write_text(
+        "".join(json.dumps(tokens.tolist()) + "\n" for tokens in corpus.tokens))
+    return directory, corpus, truth
+
+
+def run_cli(capsys, *arguments):
+    code = main(["evaluate", *map(str, arguments)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_left_to_right_on_a_plain_npz_matches_the_library(corpus_dir, tmp_path, capsys):
+    directory, corpus, truth = corpus_dir
+    model = tmp_path / "plain.npz"
+    np.savez(model, beta=truth.beta, alpha=truth.alpha)
+    code, out, _ = run_cli(capsys, model, directory, "--particles", 5, "--seed", 3, "--json")
+    assert code == 0
+    result = json.loads(out)
+    expected = left_to_right(truth.beta, truth.alpha, corpus, n_particles=5, seed=3)
+    assert result["method"] == "left-to-right" and result["n_documents"] == 25
+    assert result["mean_log_likelihood_per_document"] == pytest.approx(
+        expected.mean_log_likelihood_per_document, rel=1e-12)
+    assert result["per_token_perplexity"] > 1
+
+
+@pytest.mark.parametrize("metric", ["left-to-right-smc", "completion", "elbo", "coherence"])
+def test_every_metric_on_a_model_file(corpus_dir, tmp_path, capsys, metric):
+    directory, corpus, truth = corpus_dir
+    model = tmp_path / "model.stm"
+    save_model(model, {"beta": truth.beta, "alpha": truth.alpha,
+                       "vocabulary": corpus.vocabulary}, {"method": "truth"})
+    code, out, _ = run_cli(capsys, model, directory, "--metric", metric, "--max-docs", 10,
+                           "--particles", 3, "--burn-in", 3, "--samples", 2, "--top-words", 5)
+    assert code == 0
+    if metric == "elbo":
+        assert "bound" in out and "perplexity" not in out.lower()
+    elif metric == "coherence":
+        assert "npmi" in out and len(out.splitlines()) == 1 + 4 + 1
+    else:
+        assert "10 documents" in out and "log-perplexity per document" in out
+
+
+def test_vocabulary_size_mismatch_is_a_clear_error(corpus_dir, tmp_path, capsys):
+    directory, _, truth = corpus_dir
+    model = tmp_path / "wide.npz"
+    np.savez(model, beta=np.full((2, 31), 1 / 31), alpha=np.ones(2))
+    code, _, err = run_cli(capsys, model, directory)
+    assert code == 2
+    assert "31 words" in err and "30" in err and "Traceback" not in err
+
+
+def test_unreadable_model_is_a_clear_error(corpus_dir, tmp_path, capsys):
+    directory, _, _ = corpus_dir
+    model = tmp_path / "junk.npz"
+    model.write_bytes(b"not a model")
+    code, _, err = run_cli(capsys, model, directory)
+    assert code == 2 and "junk.npz" in err
