@@ -1,0 +1,294 @@
+"""Batch samplers as scikit-learn style estimators: `GibbsLDA` (collapsed Gibbs sampling with the
+CGS_p estimators, Papanikolaou et al. 2017) and `CVB0LDA` (Asuncion et al. 2009).
+
+Both accept a `Corpus`, a D x V count matrix (scipy sparse, e.g. from ``CountVectorizer``, or
+dense) or a list of token-id sequences. ``transform`` never changes the model: it infers the
+topic proportions of new documents with the topics held fixed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..corpus.corpus import Corpus
+from ..errors import InputError
+from ..inference import cgs, cvb0
+from ..inference.mallet_state import read_mallet_state
+from .base import TopicModelEstimator
+
+_SEED_BOUND = 2**63 - 1
+
+
+def _as_corpus(X, n_words: int | None = None) -> Corpus:
+    if isinstance(X, Corpus):
+        return X
+    if hasattr(X, "shape") and len(X.shape) == 2:
+        return Corpus(X)
+    try:
+        return Corpus.from_token_lists(list(X), n_words=n_words)
+    except TypeError:
+        raise InputError("documents must be a Corpus, a D x V count matrix or a list of "
+                         "token-id sequences") from None
+
+
+def _check_count(name: str, value, low: int) -> int:
+    if isinstance(value, bool) or int(value) != value or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+def _prior(name: str, value, size: int) -> np.ndarray:
+    array = np.asarray(value, dtype=np.float64)
+    if array.ndim == 0:
+        array = np.full(size, float(array))
+    if array.shape != (size,) or not np.all(np.isfinite(array)) or array.min() <= 0:
+        raise ValueError(f"{name} must be a positive number or {size} positive numbers")
+    return array
+
+
+class _BatchTopicModel(TopicModelEstimator):
+    """What the batch estimators share: input conversion, fitted vocabulary, seeds."""
+
+    def _training_corpus(self, X) -> Corpus:
+        corpus = _as_corpus(X)
+        if corpus.n_tokens == 0:
+            raise InputError("cannot fit a topic model on documents without any tokens")
+        _check_count("n_topics", self.n_topics, 1)
+        if not (np.isscalar(self.eta) and np.isfinite(self.eta) and self.eta > 0):
+            raise ValueError(f"eta must be a positive number, got {self.eta!r}")
+        return corpus
+
+    def _fit_seed(self) -> int:
+        return int(np.random.default_rng(self.random_state).integers(_SEED_BOUND))
+
+    def _new_documents(self, X) -> Corpus:
+        """``X`` as a corpus over the model's vocabulary: a `Corpus` with another vocabulary is
+        mapped word by word (unknown words dropped); matrices must have V columns."""
+        self._check_fitted()
+        n_words = self.components_.shape[1]
+        corpus = _as_corpus(X, n_words)
+        if np.array_equal(corpus.vocabulary, self.vocabulary_):
+            return corpus
+        if not isinstance(X, Corpus):
+            if corpus.n_words != n_words:
+                raise InputError(f"documents have {corpus.n_words} word columns but the model "
+                                 f"has {n_words} words")
+            return corpus
+        index = {word: i for i, word in enumerate(self.vocabulary_)}
+        column = np.asarray([index.get(word, -1) for word in corpus.vocabulary], dtype=np.int64)
+        word_ids, offsets = corpus.document_tokens()
+        mapped = column[word_ids]
+        known = mapped >= 0
+        doc_of_token = np.repeat(np.arange(corpus.n_documents), np.diff(offsets))
+        lengths = np.bincount(doc_of_token[known], minlength=corpus.n_documents)
+        tokens = np.split(mapped[known], np.cumsum(lengths)[:-1])
+        return Corpus.from_token_lists(tokens, self.vocabulary_)
+
+
+class GibbsLDA(_BatchTopicModel):
+    """LDA by collapsed Gibbs sampling with the standard or the CGS_p estimators.
+
+    Parameters
+    ----------
+    n_topics : K.
+    alpha : document-topic prior, a number (symmetric) or K numbers.
+    eta : topic-word prior (symmetric), the paper's beta.
+    optimize_alpha, optimize_eta : re-estimate the priors by Minka's fixed point every
+        ``optimize_interval`` sweeps, after ``burn_in`` and before the first kept sample
+        (alpha asymmetric, eta symmetric; as MALLET and tomotopy do).
+    iterations : training sweeps per chain.
+    burn_in, lag, n_samples : each chain keeps its last ``n_samples`` states ``lag`` sweeps
+        apart, after ``burn_in`` (training; see `inference.cgs.sample_sweeps`), and
+        ``transform`` runs ``burn_in`` sweeps then keeps ``n_samples`` states ``lag`` apart
+        (the paper's section 5.3 uses burn-in 50, lag 5).
+    n_chains : training runs this many independent chains and keeps the one with the highest
+        log p(w, z) (topics of different chains are not aligned, so they are not averaged);
+        ``transform`` averages over this many chains per document (valid: topics fixed).
+    estimator : ``"p"``: phi^p (components_) and theta^p (eq. 41, 40, 33); ``"standard"``:
+        equations 2-3.
+    sampler : ``"sparse"`` (SparseLDA buckets, cost per token grows with the topics present in
+        the document and the word, not with K) or ``"dense"`` (reference, O(K) per token).
+    random_state : int, None or a numpy Generator; everything random flows from it.
+
+    Fitted attributes: ``components_`` (K x V, rows sum to 1), ``doc_topic_prior_`` (K),
+    ``topic_word_prior_`` (eta), ``vocabulary_``, ``topic_word_counts_`` (K x V int32, the
+    kept chain's final sample), ``log_likelihood_`` (its log p(w, z), nats),
+    ``chain_log_likelihoods_``, ``random_seed_``, ``n_iter_``.
+    """
+
+    def __init__(self, n_topics: int = 10, alpha=0.1, eta: float = 0.01,
+                 optimize_alpha: bool = False, optimize_eta: bool = False,
+                 optimize_interval: int = 10, iterations: int = 200, burn_in: int = 50,
+                 lag: int = 5, n_samples: int = 10, n_chains: int = 1, estimator: str = "p",
+                 sampler: str = "sparse", random_state=None):
+        self.n_topics = n_topics
+        self.alpha = alpha
+        self.eta = eta
+        self.optimize_alpha = optimize_alpha
+        self.optimize_eta = optimize_eta
+        self.optimize_interval = optimize_interval
+        self.iterations = iterations
+        self.burn_in = burn_in
+        self.lag = lag
+        self.n_samples = n_samples
+        self.n_chains = n_chains
+        self.estimator = estimator
+        self.sampler = sampler
+        self.random_state = random_state
+
+    def _check_parameters(self) -> None:
+        for name, low in (("iterations", 1), ("burn_in", 0), ("lag", 1), ("n_samples", 1),
+                          ("n_chains", 1), ("optimize_interval", 1)):
+            _check_count(name, getattr(self, name), low)
+        cgs._check_choice("estimator", self.estimator, cgs.ESTIMATORS)
+        cgs._check_choice("sampler", self.sampler, cgs.SAMPLERS)
+
+    def fit(self, X, y=None, progress=None):
+        """Sample; ``progress(chain, sweep)`` is called after every sweep if given."""
+        self.fit_transform(X, progress=progress)
+        return self
+
+    def fit_transform(self, X, y=None, progress=None) -> np.ndarray:
+        """Fit and return the training documents' topic proportions (D x K) from the kept
+        chain's samples (theta^p or theta, aligned with ``components_``)."""
+        corpus = self._training_corpus(X)
+        self._check_parameters()
+        alpha = _prior("alpha", self.alpha, self.n_topics)
+        seed = self._fit_seed()
+        tokens, offsets = corpus.document_tokens()
+        every = self.optimize_interval
+        best, log_likelihoods = None, []
+        for chain in range(self.n_chains):
+            result = cgs.run_chain(
+                tokens, offsets, self.n_topics, corpus.n_words, alpha, self.eta,
+                iterations=self.iterations, burn_in=self.burn_in, lag=self.lag,
+                n_samples=self.n_samples, sampler=self.sampler, estimator=self.estimator,
+                optimize_alpha_every=every if self.optimize_alpha else 0,
+                optimize_eta_every=every if self.optimize_eta else 0, seed=seed, chain=chain,
+                progress=None if progress is None else (lambda sweep, c=chain: progress(c, sweep)))
+            log_likelihoods.append(result.log_likelihood)
+            if best is None or result.log_likelihood > best.log_likelihood:
+                best = result
+        self.components_ = best.phi
+        self.doc_topic_prior_ = best.alpha
+        self.topic_word_prior_ = best.eta
+        self.vocabulary_ = corpus.vocabulary
+        self.topic_word_counts_ = np.ascontiguousarray(best.state.word_topic_counts.T)
+        self.log_likelihood_ = best.log_likelihood
+        self.chain_log_likelihoods_ = log_likelihoods
+        self.random_seed_ = seed
+        self.n_iter_ = self.iterations
+        return best.theta
+
+    def transform(self, X) -> np.ndarray:
+        """Topic proportions (D x K) of new documents, topics fixed (equation 4): theta^p
+        (equation 33) or theta (equation 3) averaged over ``n_samples`` samples of
+        ``n_chains`` chains after ``burn_in`` sweeps. Deterministic for a fitted model."""
+        prediction = self.predict_doc_topics(X)
+        return prediction.theta_p if self.estimator == "p" else prediction.theta
+
+    def predict_doc_topics(self, X, per_sample: bool = False) -> cgs.Prediction:
+        """Both estimators (theta and theta^p) of new documents from the same samples; see
+        `inference.cgs.predict_doc_topics`."""
+        self._check_parameters()
+        corpus = self._new_documents(X)
+        tokens, offsets = corpus.document_tokens()
+        return cgs.predict_doc_topics(
+            self.components_, self.doc_topic_prior_, tokens, offsets, burn_in=self.burn_in,
+            lag=self.lag, n_samples=self.n_samples, n_chains=self.n_chains,
+            seed=self.random_seed_, per_sample=per_sample)
+
+    @classmethod
+    def from_mallet_state(cls, path, estimator: str = "p", **params) -> "GibbsLDA":
+        """A fitted model from a MALLET ``--output-state`` file (section 5.7): the CGS_p (or
+        standard) estimators of MALLET's sample, with its alpha, beta and vocabulary."""
+        state = read_mallet_state(path)
+        model = cls(n_topics=state.n_topics, alpha=float(state.alpha.mean()), eta=state.eta,
+                    estimator=estimator, **params)
+        gibbs = state.gibbs_state()
+        model.components_, _ = gibbs.estimate(state.alpha, state.eta, estimator)
+        model.doc_topic_prior_ = state.alpha
+        model.topic_word_prior_ = state.eta
+        model.vocabulary_ = state.vocabulary
+        model.topic_word_counts_ = np.ascontiguousarray(gibbs.word_topic_counts.T)
+        model.log_likelihood_ = gibbs.log_joint(state.alpha, state.eta)
+        model.chain_log_likelihoods_ = [model.log_likelihood_]
+        model.random_seed_ = model._fit_seed()
+        model.n_iter_ = 0
+        return model
+
+    # --- model files -----------------------------------------------------------------------------
+    def _state_arrays(self) -> dict[str, np.ndarray]:
+        return {"topic_word_counts": self.topic_word_counts_}
+
+    def _fitted_metadata(self) -> dict:
+        return {"topic_word_prior": float(self.topic_word_prior_),
+                "log_likelihood": float(self.log_likelihood_),
+                "chain_log_likelihoods": [float(x) for x in self.chain_log_likelihoods_],
+                "random_seed": int(self.random_seed_), "n_iter": int(self.n_iter_)}
+
+    def _restore_state(self, arrays: dict[str, np.ndarray], metadata: dict) -> None:
+        super()._restore_state(arrays, metadata)
+        fitted = metadata.get("fitted", {})
+        self.topic_word_counts_ = arrays["topic_word_counts"]
+        self.topic_word_prior_ = fitted["topic_word_prior"]
+        self.log_likelihood_ = fitted["log_likelihood"]
+        self.chain_log_likelihoods_ = fitted["chain_log_likelihoods"]
+        self.random_seed_ = fitted["random_seed"]
+        self.n_iter_ = fitted["n_iter"]
+
+
+class CVB0LDA(_BatchTopicModel):
+    """LDA by CVB0 (equation 6), deterministic given ``random_state`` (its random start).
+
+    ``iterations`` passes at most, stopping early once the mean change of a token's topic
+    distribution falls below ``tolerance``; ``transform`` runs ``transform_iterations`` CVB0
+    passes per new document with the topics fixed. Fitted attributes: ``components_``
+    (equation 2 on soft counts), ``doc_topic_prior_``, ``topic_word_prior_``,
+    ``vocabulary_``, ``n_iter_``.
+    """
+
+    def __init__(self, n_topics: int = 10, alpha=0.1, eta: float = 0.01, iterations: int = 100,
+                 tolerance: float = 0.0, transform_iterations: int = 50, random_state=None):
+        self.n_topics = n_topics
+        self.alpha = alpha
+        self.eta = eta
+        self.iterations = iterations
+        self.tolerance = tolerance
+        self.transform_iterations = transform_iterations
+        self.random_state = random_state
+
+    def fit(self, X, y=None, progress=None):
+        self.fit_transform(X, progress=progress)
+        return self
+
+    def fit_transform(self, X, y=None, progress=None) -> np.ndarray:
+        """Fit and return the training documents' topic proportions (D x K)."""
+        corpus = self._training_corpus(X)
+        _check_count("iterations", self.iterations, 1)
+        alpha = _prior("alpha", self.alpha, self.n_topics)
+        result = cvb0.fit_cvb0(corpus.counts, self.n_topics, alpha, self.eta,
+                               iterations=self.iterations, tolerance=float(self.tolerance),
+                               seed=self._fit_seed(), progress=progress)
+        self.components_ = result.phi
+        self.doc_topic_prior_ = alpha
+        self.topic_word_prior_ = float(self.eta)
+        self.vocabulary_ = corpus.vocabulary
+        self.n_iter_ = len(result.changes)
+        return result.theta
+
+    def transform(self, X) -> np.ndarray:
+        """Topic proportions (D x K) of new documents by CVB0 with the topics fixed."""
+        _check_count("transform_iterations", self.transform_iterations, 0)
+        corpus = self._new_documents(X)
+        return cvb0.predict_cvb0(self.components_, self.doc_topic_prior_, corpus.counts,
+                                 self.transform_iterations)
+
+    def _fitted_metadata(self) -> dict:
+        return {"topic_word_prior": float(self.topic_word_prior_), "n_iter": int(self.n_iter_)}
+
+    def _restore_state(self, arrays: dict[str, np.ndarray], metadata: dict) -> None:
+        super()._restore_state(arrays, metadata)
+        fitted = metadata.get("fitted", {})
+        self.topic_word_prior_ = fitted["topic_word_prior"]
+        self.n_iter_ = fitted["n_iter"]

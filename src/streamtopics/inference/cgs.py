@@ -1,0 +1,364 @@
+"""Batch collapsed Gibbs sampling (CGS) for LDA and the CGS_p estimators.
+
+Papanikolaou, Foulds, Rubin & Tsoumakas (2017), "Dense distributions from sparse samples"
+(JMLR 18). Equation numbers below are that paper's.
+
+- `GibbsState`: one Markov chain's topic assignments and integer count matrices, advanced by
+  `GibbsState.sweep` (equation 1; SparseLDA or the dense reference sampler).
+- Estimators from one sample: standard phi and theta (equations 2-3, `topic_word_estimate`,
+  `doc_topic_estimate` on hard counts) and phi^p, theta^p (equations 41 and 40: the same
+  formulas on the soft counts of `GibbsState.soft_counts`, Algorithm 1).
+- `run_chain`: burn-in, hyperparameter optimisation (Minka's fixed point, `optimize_alpha`,
+  `optimize_eta`), samples every ``lag`` sweeps, estimates averaged over the samples of the
+  chain after explicit topic alignment (`align_topics`).
+- `predict_doc_topics`: new documents with phi fixed (equation 4), theta (equation 3) and
+  theta^p (equation 33) from the same samples, averaged over samples and chains; this averaging
+  is always valid because phi, hence the topic labels, are fixed (section 3.3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+from scipy.special import digamma, gammaln
+
+from ..kernels import cgs as kernels
+
+SAMPLERS = ("sparse", "dense")
+ESTIMATORS = ("standard", "p")
+# Random stream indices: training chain c, sweep t uses c * _CHAIN_STRIDE + t (t = 0 is the
+# random start); prediction chain c uses _PREDICTION_STREAM + c.
+_CHAIN_STRIDE = 1 << 32
+_PREDICTION_STREAM = 1 << 62
+
+
+def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+
+
+# --- estimators (equations 2, 3, 40, 41) --------------------------------------------------------
+def topic_word_estimate(word_topic_counts: np.ndarray, eta: float) -> np.ndarray:
+    """phi_kv = (n_kv + eta) / (n_k + V eta), K x V (equation 2; equation 41 on soft counts).
+
+    ``word_topic_counts`` is V x K (hard counts or the soft counts of `GibbsState.soft_counts`).
+    """
+    counts = np.asarray(word_topic_counts, dtype=np.float64).T + eta
+    return counts / counts.sum(axis=1, keepdims=True)
+
+
+def doc_topic_estimate(doc_topic_counts: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+    """theta_dk = (n_dk + alpha_k) / (N_d + sum alpha), D x K (equation 3; equations 33/40 on
+    soft counts)."""
+    counts = np.asarray(doc_topic_counts, dtype=np.float64) + alpha
+    return counts / counts.sum(axis=-1, keepdims=True)
+
+
+# --- one chain's state --------------------------------------------------------------------------
+@dataclass
+class GibbsState:
+    """Topic assignments of every token and the count matrices they imply.
+
+    ``tokens`` (int32 word ids) and ``offsets`` (D+1, int64) are the corpus in the ragged layout
+    of `Corpus.document_tokens`; ``doc_topic_counts`` is D x K, ``word_topic_counts`` V x K
+    (word-major), both int32; ``topic_counts`` K int64.
+    """
+
+    tokens: np.ndarray
+    offsets: np.ndarray
+    assignments: np.ndarray
+    doc_topic_counts: np.ndarray
+    word_topic_counts: np.ndarray
+    topic_counts: np.ndarray
+    _word_lists: tuple | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_assignments(cls, tokens, offsets, assignments, n_topics: int,
+                         n_words: int) -> "GibbsState":
+        """The state of given assignments (e.g. read from another sampler's output)."""
+        tokens = np.ascontiguousarray(tokens, dtype=np.int32)
+        offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+        assignments = np.ascontiguousarray(assignments, dtype=np.int32)
+        if assignments.shape != tokens.shape:
+            raise ValueError(f"{assignments.size} assignments for {tokens.size} tokens")
+        if tokens.size and (tokens.min() < 0 or tokens.max() >= n_words):
+            raise ValueError(f"word ids must lie in [0, {n_words})")
+        if assignments.size and (assignments.min() < 0 or assignments.max() >= n_topics):
+            raise ValueError(f"topics must lie in [0, {n_topics})")
+        counts = kernels.count_assignments(tokens, offsets, assignments, n_topics, n_words)
+        return cls(tokens, offsets, assignments, *counts)
+
+    @classmethod
+    def random(cls, tokens, offsets, n_topics: int, n_words: int, seed: int,
+               stream: int = 0) -> "GibbsState":
+        """Uniformly random initial assignments (the usual CGS start)."""
+        offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+        assignments = np.empty(int(offsets[-1]), dtype=np.int32)
+        kernels.random_assignments(offsets, n_topics, seed, stream, assignments)
+        return cls.from_assignments(tokens, offsets, assignments, n_topics, n_words)
+
+    @property
+    def n_topics(self) -> int:
+        return self.topic_counts.size
+
+    @property
+    def n_words(self) -> int:
+        return self.word_topic_counts.shape[0]
+
+    def sweep(self, alpha: np.ndarray, eta: float, seed: int, stream: int,
+              sampler: str = "sparse") -> None:
+        """Resample every token once, documents in order (equation 1)."""
+        _check_choice("sampler", sampler, SAMPLERS)
+        alpha = np.ascontiguousarray(alpha, dtype=np.float64)
+        documents = np.arange(self.offsets.size - 1, dtype=np.int64)
+        if sampler == "dense":
+            kernels.sweep_dense(self.tokens, self.offsets, documents, self.assignments,
+                                self.doc_topic_counts, self.word_topic_counts, self.topic_counts,
+                                alpha, float(eta), seed, stream)
+            self._word_lists = None
+            return
+        if self._word_lists is None:
+            self._word_lists = kernels.build_word_topic_lists(self.word_topic_counts)
+        kernels.sweep_sparse(self.tokens, self.offsets, documents, self.assignments,
+                             self.doc_topic_counts, self.word_topic_counts, self.topic_counts,
+                             *self._word_lists, alpha, float(eta), seed, stream)
+
+    def soft_counts(self, alpha: np.ndarray, eta: float) -> tuple[np.ndarray, np.ndarray]:
+        """(doc_soft D x K, word_soft V x K): the sums of the full conditionals
+        T(z_j = k | z_-j) over each document's and each word's tokens (Algorithm 1), computed
+        sparsely (`kernels.cgs.soft_counts_sparse`, equal to the dense pass up to rounding)."""
+        if self._word_lists is None:
+            self._word_lists = kernels.build_word_topic_lists(self.word_topic_counts)
+        doc_soft = np.zeros(self.doc_topic_counts.shape)
+        word_soft = np.zeros(self.word_topic_counts.shape)
+        kernels.soft_counts_sparse(self.tokens, self.offsets, self.assignments,
+                                   self.doc_topic_counts, self.word_topic_counts,
+                                   self.topic_counts, *self._word_lists,
+                                   np.ascontiguousarray(alpha, dtype=np.float64), float(eta),
+                                   doc_soft, word_soft)
+        return doc_soft, word_soft
+
+    def estimate(self, alpha: np.ndarray, eta: float,
+                 estimator: str = "p") -> tuple[np.ndarray, np.ndarray]:
+        """(phi K x V, theta D x K) from this sample: equations 2-3 (``"standard"``) or 41 and
+        40 (``"p"``)."""
+        _check_choice("estimator", estimator, ESTIMATORS)
+        if estimator == "p":
+            doc_counts, word_counts = self.soft_counts(alpha, eta)
+        else:
+            doc_counts, word_counts = self.doc_topic_counts, self.word_topic_counts
+        return topic_word_estimate(word_counts, eta), doc_topic_estimate(doc_counts, alpha)
+
+    def log_joint(self, alpha: np.ndarray, eta: float) -> float:
+        """log p(w, z | alpha, eta), the collapsed joint (Griffiths & Steyvers 2004), in nats."""
+        return log_joint(self.doc_topic_counts, self.word_topic_counts, self.topic_counts,
+                         alpha, eta)
+
+
+def log_joint(doc_topic_counts, word_topic_counts, topic_counts, alpha, eta) -> float:
+    """log p(w, z) = sum_k [log B(n_k. + eta) - log B(eta)] + sum_d [log B(n_d. + alpha)
+    - log B(alpha)], B the multivariate Beta function; zero counts contribute nothing."""
+    alpha = np.asarray(alpha, dtype=np.float64)
+    n_words = word_topic_counts.shape[0]
+    nonzero = word_topic_counts[word_topic_counts > 0]
+    value = np.sum(gammaln(nonzero + eta)) - nonzero.size * gammaln(eta)
+    value += topic_counts.size * gammaln(n_words * eta) - np.sum(gammaln(topic_counts + n_words * eta))
+    docs, topics = np.nonzero(doc_topic_counts)
+    value += np.sum(gammaln(doc_topic_counts[docs, topics] + alpha[topics]) - gammaln(alpha[topics]))
+    lengths = doc_topic_counts.sum(axis=1, dtype=np.int64)
+    alpha_sum = alpha.sum()
+    value += lengths.size * gammaln(alpha_sum) - np.sum(gammaln(lengths + alpha_sum))
+    return float(value)
+
+
+# --- hyperparameters (Minka 2000, fixed point; Wallach 2008 histogram form) ---------------------
+def optimize_alpha(doc_topic_counts: np.ndarray, alpha: np.ndarray, iterations: int = 50,
+                   tolerance: float = 1e-6, minimum: float = 1e-6) -> np.ndarray:
+    """Asymmetric Dirichlet alpha maximising prod_d DirMult(n_d | alpha), Minka's fixed point
+
+        alpha_k <- alpha_k sum_d [psi(n_dk + alpha_k) - psi(alpha_k)]
+                           / sum_d [psi(N_d + alpha_0) - psi(alpha_0)],
+
+    evaluated on histograms of the counts (as MALLET and tomotopy do), floored at ``minimum``.
+    """
+    alpha = np.asarray(alpha, dtype=np.float64).copy()
+    docs, topics = np.nonzero(doc_topic_counts)
+    if docs.size == 0:
+        return alpha
+    values = doc_topic_counts[docs, topics].astype(np.int64)
+    width = int(values.max()) + 1
+    pairs, pair_counts = np.unique(topics * width + values, return_counts=True)
+    pair_topics, pair_values = pairs // width, pairs % width
+    lengths = doc_topic_counts.sum(axis=1, dtype=np.int64)
+    length_values, length_counts = np.unique(lengths[lengths > 0], return_counts=True)
+    for _ in range(iterations):
+        alpha_sum = alpha.sum()
+        denominator = np.sum(length_counts * (digamma(length_values + alpha_sum) - digamma(alpha_sum)))
+        numerator = np.bincount(pair_topics, minlength=alpha.size, weights=pair_counts * (
+            digamma(pair_values + alpha[pair_topics]) - digamma(alpha[pair_topics])))
+        updated = np.maximum(alpha * numerator / denominator, minimum)
+        converged = np.max(np.abs(updated - alpha) / alpha) < tolerance
+        alpha = updated
+        if converged:
+            break
+    return alpha
+
+
+def optimize_eta(word_topic_counts: np.ndarray, eta: float, iterations: int = 50,
+                 tolerance: float = 1e-6, minimum: float = 1e-8) -> float:
+    """Symmetric Dirichlet eta maximising prod_k DirMult(n_k. | eta), Minka's fixed point
+
+        eta <- eta sum_{k,v} [psi(n_kv + eta) - psi(eta)] / (V sum_k [psi(n_k + V eta) - psi(V eta)]).
+    """
+    n_words = word_topic_counts.shape[0]
+    values, value_counts = np.unique(word_topic_counts[word_topic_counts > 0], return_counts=True)
+    topic_totals = word_topic_counts.sum(axis=0, dtype=np.int64)
+    eta = float(eta)
+    if values.size == 0:
+        return eta
+    for _ in range(iterations):
+        numerator = np.sum(value_counts * (digamma(values + eta) - digamma(eta)))
+        denominator = n_words * np.sum(digamma(topic_totals + n_words * eta) - digamma(n_words * eta))
+        updated = max(eta * numerator / denominator, minimum)
+        converged = abs(updated - eta) / eta < tolerance
+        eta = updated
+        if converged:
+            break
+    return eta
+
+
+# --- topic alignment ----------------------------------------------------------------------------
+def align_topics(reference: np.ndarray, topics: np.ndarray) -> np.ndarray:
+    """Permutation ``perm`` such that ``topics[perm]`` best matches ``reference`` (both K x V,
+    rows distributions): Hungarian matching on the Bhattacharyya coefficient."""
+    similarity = np.sqrt(reference) @ np.sqrt(topics).T
+    _, perm = linear_sum_assignment(-similarity)
+    return perm
+
+
+# --- one chain ----------------------------------------------------------------------------------
+def sample_sweeps(iterations: int, burn_in: int, lag: int, n_samples: int) -> list[int]:
+    """Sweeps whose states are kept: iterations, iterations - lag, ... (at most ``n_samples``,
+    all after ``burn_in``), oldest first; always at least the final sweep."""
+    sweeps = [iterations - m * lag for m in range(n_samples) if iterations - m * lag > burn_in]
+    return sorted(sweeps) or [iterations]
+
+
+@dataclass
+class ChainResult:
+    """What one chain yields: the averaged estimates (phi K x V, theta D x K), the
+    hyperparameters at the end, log p(w, z) of the final state, the final state, the sweeps
+    whose samples were averaged and how many of them needed relabelling to align."""
+
+    phi: np.ndarray
+    theta: np.ndarray
+    alpha: np.ndarray
+    eta: float
+    log_likelihood: float
+    state: GibbsState
+    sample_sweeps: list[int]
+    relabelled_samples: int
+
+
+def run_chain(tokens, offsets, n_topics: int, n_words: int, alpha, eta: float, *,
+              iterations: int = 200, burn_in: int = 50, lag: int = 5, n_samples: int = 1,
+              sampler: str = "sparse", estimator: str = "p", optimize_alpha_every: int = 0,
+              optimize_eta_every: int = 0, seed: int = 0, chain: int = 0,
+              progress: Callable[[int], None] | None = None) -> ChainResult:
+    """Run one chain of ``iterations`` sweeps from a uniformly random start.
+
+    Hyperparameters are optimised every ``optimize_*_every`` sweeps (0: never) after the burn-in
+    and until the first kept sample, then held fixed so that the averaged samples share one
+    posterior. The kept samples (`sample_sweeps`) give estimates (``estimator``: equations 2-3
+    or 40-41) averaged after aligning each sample's topics to the first kept sample: averaging
+    over a chain's samples is only sound with the labels matched (section 3.3.1), and the
+    alignment is identity unless the chain switched labels. ``progress(sweep)`` is called after
+    every sweep.
+    """
+    _check_choice("sampler", sampler, SAMPLERS)
+    _check_choice("estimator", estimator, ESTIMATORS)
+    alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,)).copy()
+    eta = float(eta)
+    keep = sample_sweeps(iterations, burn_in, lag, n_samples)
+    state = GibbsState.random(tokens, offsets, n_topics, n_words, seed, chain * _CHAIN_STRIDE)
+    phi_sum = theta_sum = reference = None
+    relabelled = 0
+    for sweep in range(1, iterations + 1):
+        state.sweep(alpha, eta, seed, chain * _CHAIN_STRIDE + sweep, sampler)
+        if burn_in < sweep < keep[0]:
+            if optimize_alpha_every and sweep % optimize_alpha_every == 0:
+                alpha = optimize_alpha(state.doc_topic_counts, alpha)
+            if optimize_eta_every and sweep % optimize_eta_every == 0:
+                eta = optimize_eta(state.word_topic_counts, eta)
+        if sweep in keep:
+            phi, theta = state.estimate(alpha, eta, estimator)
+            if reference is None:
+                reference, phi_sum, theta_sum = phi, phi.copy(), theta.copy()
+            else:
+                perm = align_topics(reference, phi)
+                relabelled += int(np.any(perm != np.arange(n_topics)))
+                phi_sum += phi[perm]
+                theta_sum += theta[:, perm]
+        if progress is not None:
+            progress(sweep)
+    return ChainResult(phi=phi_sum / len(keep), theta=theta_sum / len(keep), alpha=alpha,
+                       eta=eta, log_likelihood=state.log_joint(alpha, eta), state=state,
+                       sample_sweeps=keep, relabelled_samples=relabelled)
+
+
+# --- prediction with phi fixed (equation 4) -----------------------------------------------------
+@dataclass
+class Prediction:
+    """Document-topic estimates of new documents from the same samples: ``theta`` (equation 3
+    on hard counts) and ``theta_p`` (equation 33), D x K averaged over all samples and chains,
+    or D x (chains * samples) x K with one estimate per sample when asked ``per_sample``."""
+
+    theta: np.ndarray
+    theta_p: np.ndarray
+
+
+def predict_doc_topics(phi: np.ndarray, alpha, tokens, offsets, *, burn_in: int = 50,
+                       lag: int = 5, n_samples: int = 10, n_chains: int = 1, seed: int = 0,
+                       per_sample: bool = False) -> Prediction:
+    """Gibbs sampling of new documents with the topics ``phi`` (K x V) fixed, equation 4.
+
+    Each document's chain starts by adding its tokens one by one (each drawn given the previous
+    ones), runs ``burn_in`` sweeps, then keeps ``n_samples`` states ``lag`` sweeps apart; both
+    estimators are computed from the same states (as in section 5.3) and averaged over samples
+    and ``n_chains`` independent chains. Documents are independent: they run in parallel, and
+    per-document random streams make the result independent of the thread count.
+    """
+    phi = np.asarray(phi, dtype=np.float64)
+    n_topics = phi.shape[0]
+    alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,)).copy()
+    for name, value, low in (("burn_in", burn_in, 0), ("lag", lag, 1), ("n_samples", n_samples, 1),
+                             ("n_chains", n_chains, 1)):
+        if int(value) != value or value < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    tokens = np.asarray(tokens, dtype=np.int64)
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    n_docs = offsets.size - 1
+    used_words, rows = np.unique(tokens, return_inverse=True)
+    n_rows = max(used_words.size, 1)
+    phi_rows = np.ascontiguousarray(phi[:, used_words].T)
+    smoothing_cumulative = np.cumsum(phi_rows * alpha, axis=1)
+    doc_of_token = np.repeat(np.arange(n_docs, dtype=np.int64), np.diff(offsets))
+    doc_words, token_word = np.unique(doc_of_token * n_rows + rows, return_inverse=True)
+    doc_word_offsets = np.searchsorted(doc_words // n_rows, np.arange(n_docs + 1)).astype(np.int64)
+    slots = n_chains * n_samples if per_sample else 1
+    standard = np.zeros((n_docs, slots, n_topics))
+    soft = np.zeros((n_docs, slots, n_topics))
+    kernels.predict_documents(rows.astype(np.int32).ravel(), offsets,
+                              token_word.astype(np.int64).ravel(), doc_word_offsets,
+                              (doc_words % n_rows).astype(np.int32), phi_rows,
+                              smoothing_cumulative, alpha, int(burn_in), int(lag), int(n_samples),
+                              int(n_chains), int(seed), _PREDICTION_STREAM, standard, soft)
+    if not per_sample:
+        standard /= n_chains * n_samples
+        soft /= n_chains * n_samples
+        standard, soft = standard[:, 0], soft[:, 0]
+    return Prediction(theta=doc_topic_estimate(standard, alpha),
+                      theta_p=doc_topic_estimate(soft, alpha))

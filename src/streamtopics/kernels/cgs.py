@@ -1,0 +1,505 @@
+"""Numba kernels for collapsed Gibbs sampling in LDA and the CGS_p estimators.
+
+Notation (Papanikolaou et al. 2017, Table 2): n_dk = doc_topic_counts[d, k], n_kv =
+word_topic_counts[v, k] (stored word-major, V x K, so one word's counts are contiguous),
+n_k = topic_counts[k], alpha_k the document-topic prior, eta (the paper's beta_v, symmetric) the
+topic-word prior. A token's conditional (equation 1, the document-length denominator dropped
+because it does not depend on k):
+
+    p(z_i = k | z_-i, w) proportional to (n_kv + eta) (n_dk + alpha_k) / (n_k + V eta),
+
+all counts excluding token i. Tokens are one flat array of word ids with D+1 document offsets.
+
+Randomness: before each document the kernel reseeds one stream from (seed, stream, document)
+(`streamtopics.kernels.random`), so a sweep's draws depend only on those integers.
+
+Kernels:
+- `count_assignments`, `random_assignments`: counts from topic assignments; uniform start.
+- `sweep_dense`: the reference O(K)-per-token sampler (twin: ``naive.sweep_dense``).
+- `build_word_topic_lists`, `sweep_sparse`: SparseLDA (Yao, Mimno & McCallum 2009), the same
+  conditional split into smoothing, document and topic-word buckets; per-token cost
+  O(topics of the document + topics of the word), O(K) only in the rare smoothing bucket.
+- `soft_counts_dense`: the CGS_p soft counts of a training sample, sum over tokens of the full
+  conditional (numerators of equations 40 and 41; twin: ``naive.soft_counts_dense``);
+  `soft_counts_sparse`: the same with the bucket split, O(topics of document + word) per token.
+- `document_soft_counts`, `predict_documents`: prediction for new documents with phi fixed
+  (equation 4), recording the standard counts (equation 3) and the soft counts (equation 33).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .random import next_uniform, stream_seed
+
+
+# --- counts and initialisation ------------------------------------------------------------------
+@njit(cache=True)
+def count_assignments(tokens, offsets, assignments, n_topics, n_words):
+    """Count matrices of a topic assignment: (doc_topic D x K int32, word_topic V x K int32,
+    topic K int64)."""
+    n_docs = offsets.size - 1
+    doc_topic_counts = np.zeros((n_docs, n_topics), dtype=np.int32)
+    word_topic_counts = np.zeros((n_words, n_topics), dtype=np.int32)
+    topic_counts = np.zeros(n_topics, dtype=np.int64)
+    for d in range(n_docs):
+        for i in range(offsets[d], offsets[d + 1]):
+            k = assignments[i]
+            doc_topic_counts[d, k] += 1
+            word_topic_counts[tokens[i], k] += 1
+            topic_counts[k] += 1
+    return doc_topic_counts, word_topic_counts, topic_counts
+
+
+@njit(cache=True)
+def random_assignments(offsets, n_topics, seed, stream, assignments):
+    """Fill ``assignments`` with topics drawn uniformly, one random stream per document."""
+    state = np.empty(1, dtype=np.uint64)
+    for d in range(offsets.size - 1):
+        state[0] = stream_seed(seed, stream, d)
+        for i in range(offsets[d], offsets[d + 1]):
+            assignments[i] = min(int(next_uniform(state) * n_topics), n_topics - 1)
+
+
+@njit(cache=True, inline="always")
+def _remove(d, w, k, doc_topic_counts, word_topic_counts, topic_counts, inv_denominator, eta_sum):
+    doc_topic_counts[d, k] -= 1
+    word_topic_counts[w, k] -= 1
+    topic_counts[k] -= 1
+    inv_denominator[k] = 1.0 / (topic_counts[k] + eta_sum)
+
+
+@njit(cache=True, inline="always")
+def _add(d, w, k, doc_topic_counts, word_topic_counts, topic_counts, inv_denominator, eta_sum):
+    doc_topic_counts[d, k] += 1
+    word_topic_counts[w, k] += 1
+    topic_counts[k] += 1
+    inv_denominator[k] = 1.0 / (topic_counts[k] + eta_sum)
+
+
+@njit(cache=True)
+def _dense_conditional(d, w, doc_topic_counts, word_topic_counts, inv_denominator, alpha, eta,
+                       weights):
+    """Unnormalised equation 1 for word ``w`` in document ``d`` into ``weights``; returns the
+    sequential sum."""
+    total = 0.0
+    for k in range(alpha.size):
+        weights[k] = (word_topic_counts[w, k] + eta) * (doc_topic_counts[d, k] + alpha[k]) \
+            * inv_denominator[k]
+        total += weights[k]
+    return total
+
+
+# --- dense reference sampler --------------------------------------------------------------------
+@njit(cache=True)
+def sweep_dense(tokens, offsets, documents, assignments, doc_topic_counts, word_topic_counts,
+                topic_counts, alpha, eta, seed, stream):
+    """One Gibbs sweep over ``documents`` (in that order), each token resampled from equation 1
+    with an O(K) scan. Updates assignments and counts in place.
+
+    Equivalent to ``naive.sweep_dense``: the same uniforms mapped to topics the same way.
+    """
+    n_topics = alpha.size
+    eta_sum = eta * word_topic_counts.shape[0]
+    inv_denominator = 1.0 / (topic_counts + eta_sum)
+    weights = np.empty(n_topics)
+    state = np.empty(1, dtype=np.uint64)
+    for d in documents:
+        state[0] = stream_seed(seed, stream, d)
+        for i in range(offsets[d], offsets[d + 1]):
+            w = tokens[i]
+            _remove(d, w, assignments[i], doc_topic_counts, word_topic_counts, topic_counts,
+                    inv_denominator, eta_sum)
+            total = _dense_conditional(d, w, doc_topic_counts, word_topic_counts,
+                                       inv_denominator, alpha, eta, weights)
+            u = next_uniform(state) * total
+            new = n_topics - 1
+            for k in range(n_topics):
+                u -= weights[k]
+                if u < 0.0:
+                    new = k
+                    break
+            assignments[i] = new
+            _add(d, w, new, doc_topic_counts, word_topic_counts, topic_counts, inv_denominator,
+                 eta_sum)
+
+
+# --- SparseLDA sampler --------------------------------------------------------------------------
+@njit(cache=True)
+def build_word_topic_lists(word_topic_counts):
+    """For each word the topics with n_kv > 0: (start V+1 int64, size V int32, topics int32).
+
+    Word v's slots are ``topics[start[v]:start[v+1]]``, of which the first ``size[v]`` are used;
+    the capacity min(K, frequency of v) can never be exceeded since a word's frequency is fixed.
+    """
+    n_words, n_topics = word_topic_counts.shape
+    start = np.zeros(n_words + 1, dtype=np.int64)
+    for w in range(n_words):
+        frequency = 0
+        for k in range(n_topics):
+            frequency += word_topic_counts[w, k]
+        start[w + 1] = start[w] + min(n_topics, frequency)
+    size = np.zeros(n_words, dtype=np.int32)
+    topics = np.empty(start[n_words], dtype=np.int32)
+    for w in range(n_words):
+        for k in range(n_topics):
+            if word_topic_counts[w, k] > 0:
+                topics[start[w] + size[w]] = k
+                size[w] += 1
+    return start, size, topics
+
+
+@njit(cache=True)
+def sweep_sparse(tokens, offsets, documents, assignments, doc_topic_counts, word_topic_counts,
+                 topic_counts, word_list_start, word_list_size, word_list_topics, alpha, eta,
+                 seed, stream):
+    """One Gibbs sweep drawing from exactly the conditional of `sweep_dense`, SparseLDA style.
+
+    Equation 1 splits into three buckets (Yao, Mimno & McCallum 2009, section 3):
+        alpha_k eta / (n_k + V eta)                    smoothing  s (all K topics)
+      + n_dk eta / (n_k + V eta)                       document   r (topics of the document)
+      + n_kv (n_dk + alpha_k) / (n_k + V eta)          topic-word q (topics of the word)
+    s is kept up to date incrementally, r is rebuilt per document, and the coefficients
+    (n_dk + alpha_k) / (n_k + V eta) are cached per topic; a uniform on [0, s + r + q) picks the
+    bucket and then the topic. The word-topic lists (`build_word_topic_lists`) are kept in step.
+    """
+    n_topics = alpha.size
+    eta_sum = eta * word_topic_counts.shape[0]
+    inv_denominator = 1.0 / (topic_counts + eta_sum)
+    coefficient = alpha * inv_denominator
+    smoothing_mass = 0.0
+    for k in range(n_topics):
+        smoothing_mass += alpha[k] * eta * inv_denominator[k]
+    doc_topics = np.empty(n_topics, dtype=np.int32)
+    doc_position = np.full(n_topics, -1, dtype=np.int32)
+    word_weights = np.empty(n_topics)
+    state = np.empty(1, dtype=np.uint64)
+    for d in documents:
+        state[0] = stream_seed(seed, stream, d)
+        n_doc_topics = 0
+        doc_mass = 0.0
+        for i in range(offsets[d], offsets[d + 1]):
+            k = assignments[i]
+            if doc_position[k] < 0:
+                doc_position[k] = n_doc_topics
+                doc_topics[n_doc_topics] = k
+                n_doc_topics += 1
+                doc_mass += eta * doc_topic_counts[d, k] * inv_denominator[k]
+                coefficient[k] = (doc_topic_counts[d, k] + alpha[k]) * inv_denominator[k]
+        for i in range(offsets[d], offsets[d + 1]):
+            w = tokens[i]
+            base = word_list_start[w]
+            # --- take token i out of the counts and the buckets
+            k = assignments[i]
+            smoothing_mass -= alpha[k] * eta * inv_denominator[k]
+            doc_mass -= eta * doc_topic_counts[d, k] * inv_denominator[k]
+            _remove(d, w, k, doc_topic_counts, word_topic_counts, topic_counts, inv_denominator,
+                    eta_sum)
+            smoothing_mass += alpha[k] * eta * inv_denominator[k]
+            doc_mass += eta * doc_topic_counts[d, k] * inv_denominator[k]
+            coefficient[k] = (doc_topic_counts[d, k] + alpha[k]) * inv_denominator[k]
+            if doc_topic_counts[d, k] == 0:
+                n_doc_topics -= 1
+                last = doc_topics[n_doc_topics]
+                doc_topics[doc_position[k]] = last
+                doc_position[last] = doc_position[k]
+                doc_position[k] = -1
+            if word_topic_counts[w, k] == 0:
+                word_list_size[w] -= 1
+                for j in range(word_list_size[w]):
+                    if word_list_topics[base + j] == k:
+                        word_list_topics[base + j] = word_list_topics[base + word_list_size[w]]
+                        break
+            # --- topic-word bucket
+            n_word_topics = word_list_size[w]
+            word_mass = 0.0
+            for j in range(n_word_topics):
+                t = word_list_topics[base + j]
+                word_weights[j] = word_topic_counts[w, t] * coefficient[t]
+                word_mass += word_weights[j]
+            # --- draw
+            u = next_uniform(state) * (smoothing_mass + doc_mass + word_mass)
+            if u < word_mass:
+                new = word_list_topics[base + n_word_topics - 1]
+                for j in range(n_word_topics):
+                    u -= word_weights[j]
+                    if u < 0.0:
+                        new = word_list_topics[base + j]
+                        break
+            elif n_doc_topics > 0 and u - word_mass < doc_mass:
+                u -= word_mass
+                new = doc_topics[n_doc_topics - 1]
+                for j in range(n_doc_topics):
+                    t = doc_topics[j]
+                    u -= eta * doc_topic_counts[d, t] * inv_denominator[t]
+                    if u < 0.0:
+                        new = t
+                        break
+            else:
+                u -= word_mass + doc_mass
+                new = n_topics - 1
+                for t in range(n_topics):
+                    u -= alpha[t] * eta * inv_denominator[t]
+                    if u < 0.0:
+                        new = t
+                        break
+            # --- put token i back with its new topic
+            assignments[i] = new
+            smoothing_mass -= alpha[new] * eta * inv_denominator[new]
+            doc_mass -= eta * doc_topic_counts[d, new] * inv_denominator[new]
+            _add(d, w, new, doc_topic_counts, word_topic_counts, topic_counts, inv_denominator,
+                 eta_sum)
+            smoothing_mass += alpha[new] * eta * inv_denominator[new]
+            doc_mass += eta * doc_topic_counts[d, new] * inv_denominator[new]
+            coefficient[new] = (doc_topic_counts[d, new] + alpha[new]) * inv_denominator[new]
+            if doc_position[new] < 0:
+                doc_position[new] = n_doc_topics
+                doc_topics[n_doc_topics] = new
+                n_doc_topics += 1
+            if word_topic_counts[w, new] == 1:
+                word_list_topics[base + word_list_size[w]] = new
+                word_list_size[w] += 1
+        for j in range(n_doc_topics):
+            t = doc_topics[j]
+            coefficient[t] = alpha[t] * inv_denominator[t]
+            doc_position[t] = -1
+
+
+# --- CGS_p soft counts of a training sample -----------------------------------------------------
+@njit(cache=True)
+def soft_counts_dense(tokens, offsets, assignments, doc_topic_counts, word_topic_counts,
+                      topic_counts, alpha, eta, doc_soft, word_soft):
+    """Add each token's full conditional T(z_j = k | z_-j) (equation 1, normalised) to
+    ``doc_soft[d, k]`` (D x K) and ``word_soft[v, k]`` (V x K): the soft counts of equations 40
+    (theta^p) and 41 (phi^p), Algorithm 1. The sample itself is left unchanged (the counts are
+    restored after each token). Equivalent to ``naive.soft_counts_dense``.
+    """
+    n_topics = alpha.size
+    eta_sum = eta * word_topic_counts.shape[0]
+    inv_denominator = 1.0 / (topic_counts + eta_sum)
+    weights = np.empty(n_topics)
+    for d in range(offsets.size - 1):
+        for i in range(offsets[d], offsets[d + 1]):
+            w = tokens[i]
+            k = assignments[i]
+            _remove(d, w, k, doc_topic_counts, word_topic_counts, topic_counts, inv_denominator,
+                    eta_sum)
+            scale = 1.0 / _dense_conditional(d, w, doc_topic_counts, word_topic_counts,
+                                             inv_denominator, alpha, eta, weights)
+            for t in range(n_topics):
+                p = weights[t] * scale
+                doc_soft[d, t] += p
+                word_soft[w, t] += p
+            _add(d, w, k, doc_topic_counts, word_topic_counts, topic_counts, inv_denominator,
+                 eta_sum)
+
+
+@njit(cache=True)
+def soft_counts_sparse(tokens, offsets, assignments, doc_topic_counts, word_topic_counts,
+                       topic_counts, word_list_start, word_list_size, word_list_topics, alpha,
+                       eta, doc_soft, word_soft):
+    """The soft counts of `soft_counts_dense` (same result up to rounding) at about the cost of
+    a SparseLDA sweep: each conditional splits into the buckets of `sweep_sparse`; the document
+    and topic-word parts are added per token (sparse), while the smoothing part
+    alpha_k eta / (n_k + V eta) / Z_j is the same vector for every token up to the scalar
+    1 / Z_j, so only sum_j 1 / Z_j is kept per document and per word and the dense K-vector is
+    added once per document and once per word; token j's own topic z_j, whose n_k is one less
+    while j is excluded, gets its correction directly. Needs the word-topic lists of
+    `build_word_topic_lists` for these counts; the counts are not modified.
+    """
+    n_topics = alpha.size
+    eta_sum = eta * word_topic_counts.shape[0]
+    inv_denominator = 1.0 / (topic_counts + eta_sum)
+    smoothing = alpha * eta * inv_denominator
+    smoothing_mass = smoothing.sum()
+    word_inverse_mass = np.zeros(word_topic_counts.shape[0])
+    doc_topics = np.empty(n_topics, dtype=np.int32)
+    seen = np.zeros(n_topics, dtype=np.bool_)
+    for d in range(offsets.size - 1):
+        n_doc_topics = 0
+        for i in range(offsets[d], offsets[d + 1]):
+            if not seen[assignments[i]]:
+                seen[assignments[i]] = True
+                doc_topics[n_doc_topics] = assignments[i]
+                n_doc_topics += 1
+        doc_inverse_mass = 0.0
+        for i in range(offsets[d], offsets[d + 1]):
+            w = tokens[i]
+            z = assignments[i]
+            base = word_list_start[w]
+            inv_z = 1.0 / (topic_counts[z] - 1 + eta_sum)
+            total = smoothing_mass - smoothing[z] + alpha[z] * eta * inv_z
+            for pass_ in range(2):
+                scale = 1.0 / total
+                for m in range(n_doc_topics):
+                    k = doc_topics[m]
+                    own = 1 if k == z else 0
+                    x = eta * (doc_topic_counts[d, k] - own) * (inv_z if own else inv_denominator[k])
+                    if pass_ == 0:
+                        total += x
+                    else:
+                        doc_soft[d, k] += x * scale
+                        word_soft[w, k] += x * scale
+                for j in range(word_list_size[w]):
+                    k = word_list_topics[base + j]
+                    own = 1 if k == z else 0
+                    x = (word_topic_counts[w, k] - own) * (doc_topic_counts[d, k] - own + alpha[k]) \
+                        * (inv_z if own else inv_denominator[k])
+                    if pass_ == 0:
+                        total += x
+                    else:
+                        doc_soft[d, k] += x * scale
+                        word_soft[w, k] += x * scale
+            correction = alpha[z] * eta * (inv_z - inv_denominator[z]) * scale
+            doc_soft[d, z] += correction
+            word_soft[w, z] += correction
+            doc_inverse_mass += scale
+            word_inverse_mass[w] += scale
+        for k in range(n_topics):
+            doc_soft[d, k] += smoothing[k] * doc_inverse_mass
+        for m in range(n_doc_topics):
+            seen[doc_topics[m]] = False
+    for w in range(word_topic_counts.shape[0]):
+        if word_inverse_mass[w] > 0.0:
+            for k in range(n_topics):
+                word_soft[w, k] += smoothing[k] * word_inverse_mass[w]
+
+
+# --- prediction with phi fixed (equation 4) -----------------------------------------------------
+@njit(cache=True)
+def document_soft_counts(rows, token_word, word_rows, assignments, doc_topic_counts, phi_rows,
+                         smoothing_mass, alpha, out):
+    """Add sum_j T(z_j = k | z_-j, phi) (equation 33's numerator) for one document to ``out``.
+
+    T(z_j = k) = phi_kv (n_dk,-j + alpha_k) / Z_j (equation 4). The part phi_kv n_dk,-j is
+    sparse over the document's topics; the part phi_kv alpha_k is summed per distinct word as
+    alpha_k phi_kv sum_{j: w_j = v} 1 / Z_j, so the cost is O(N_d x topics in the document +
+    distinct words x K) instead of O(N_d K). ``rows[j]`` is token j's row of ``phi_rows``
+    (phi_kv for the words in play, rows x K); ``token_word[j]`` indexes the document's distinct
+    words, whose rows are ``word_rows``; ``smoothing_mass[row] = sum_k phi_kv alpha_k``.
+    """
+    n_topics = alpha.size
+    topics = np.empty(min(n_topics, rows.size), dtype=np.int32)
+    seen = np.zeros(n_topics, dtype=np.bool_)
+    n_doc_topics = 0
+    for j in range(rows.size):
+        if not seen[assignments[j]]:
+            seen[assignments[j]] = True
+            topics[n_doc_topics] = assignments[j]
+            n_doc_topics += 1
+    inverse_mass = np.zeros(word_rows.size)
+    for j in range(rows.size):
+        row = rows[j]
+        z = assignments[j]
+        doc_topic_counts[z] -= 1
+        total = smoothing_mass[row]
+        for m in range(n_doc_topics):
+            t = topics[m]
+            total += phi_rows[row, t] * doc_topic_counts[t]
+        scale = 1.0 / total
+        for m in range(n_doc_topics):
+            t = topics[m]
+            out[t] += phi_rows[row, t] * doc_topic_counts[t] * scale
+        inverse_mass[token_word[j]] += scale
+        doc_topic_counts[z] += 1
+    for u in range(word_rows.size):
+        row = word_rows[u]
+        for k in range(n_topics):
+            out[k] += alpha[k] * phi_rows[row, k] * inverse_mass[u]
+
+
+@njit(cache=True)
+def _predict_sweep(rows, assignments, doc_topic_counts, doc_topics, doc_position, n_doc_topics,
+                   phi_rows, smoothing_cumulative, weights, state, initial):
+    """Resample every token of one document from equation 4; with ``initial`` the tokens are
+    added one by one to empty counts instead (sequential initialisation). Returns the number
+    of topics in the document; ``doc_topics[:n]`` lists them."""
+    n_topics = phi_rows.shape[1]
+    for j in range(rows.size):
+        row = rows[j]
+        if not initial:
+            k = assignments[j]
+            doc_topic_counts[k] -= 1
+            if doc_topic_counts[k] == 0:
+                n_doc_topics -= 1
+                last = doc_topics[n_doc_topics]
+                doc_topics[doc_position[k]] = last
+                doc_position[last] = doc_position[k]
+                doc_position[k] = -1
+        doc_mass = 0.0
+        for m in range(n_doc_topics):
+            t = doc_topics[m]
+            weights[m] = phi_rows[row, t] * doc_topic_counts[t]
+            doc_mass += weights[m]
+        u = next_uniform(state) * (doc_mass + smoothing_cumulative[row, n_topics - 1])
+        if n_doc_topics > 0 and u < doc_mass:
+            new = doc_topics[n_doc_topics - 1]
+            for m in range(n_doc_topics):
+                u -= weights[m]
+                if u < 0.0:
+                    new = doc_topics[m]
+                    break
+        else:
+            u -= doc_mass
+            new = min(np.searchsorted(smoothing_cumulative[row], u, side="right"), n_topics - 1)
+        assignments[j] = new
+        doc_topic_counts[new] += 1
+        if doc_position[new] < 0:
+            doc_position[new] = n_doc_topics
+            doc_topics[n_doc_topics] = new
+            n_doc_topics += 1
+    return n_doc_topics
+
+
+@njit(cache=True, parallel=True)
+def predict_documents(rows, offsets, token_word, doc_word_offsets, word_rows, phi_rows,
+                      smoothing_cumulative, alpha, burn_in, lag, n_samples, n_chains, seed,
+                      stream_base, standard_counts, soft_counts):
+    """Gibbs sampling of new documents with phi fixed (equation 4), documents in parallel.
+
+    For each document and chain c (stream (seed, stream_base + c, d)): sequential
+    initialisation (sweep 0), then sweeps; the states after sweeps burn_in, burn_in + lag, ...
+    (n_samples of them) are samples. For sample number r = c * n_samples + s, the hard counts
+    n_dk are added to ``standard_counts[d, slot]`` and the soft counts of
+    `document_soft_counts` to ``soft_counts[d, slot]``, where slot = r if the arrays have
+    n_chains * n_samples slots, else 0 (summed). Per document: tokens
+    ``offsets[d]:offsets[d+1]`` with ``rows``/``token_word`` (token_word global into
+    ``word_rows``, distinct words of d at ``doc_word_offsets[d]:doc_word_offsets[d+1]``);
+    ``smoothing_cumulative[row]`` = cumulative sums over k of phi_kv alpha_k.
+    """
+    n_topics = alpha.size
+    keep_each = standard_counts.shape[1] > 1
+    for d in prange(offsets.size - 1):
+        start, stop = offsets[d], offsets[d + 1]
+        doc_rows = rows[start:stop]
+        doc_token_word = token_word[start:stop] - doc_word_offsets[d]
+        doc_word_rows = word_rows[doc_word_offsets[d]:doc_word_offsets[d + 1]]
+        smoothing_mass = smoothing_cumulative[:, n_topics - 1]
+        assignments = np.empty(stop - start, dtype=np.int32)
+        doc_topic_counts = np.zeros(n_topics, dtype=np.int32)
+        doc_topics = np.empty(n_topics, dtype=np.int32)
+        doc_position = np.full(n_topics, -1, dtype=np.int32)
+        weights = np.empty(n_topics)
+        state = np.empty(1, dtype=np.uint64)
+        for c in range(n_chains):
+            state[0] = stream_seed(seed, stream_base + c, d)
+            doc_topic_counts[:] = 0
+            doc_position[:] = -1
+            n_doc_topics = _predict_sweep(doc_rows, assignments, doc_topic_counts, doc_topics,
+                                          doc_position, 0, phi_rows, smoothing_cumulative,
+                                          weights, state, True)
+            for s in range(n_samples):
+                n_sweeps = burn_in if s == 0 else lag
+                for _ in range(n_sweeps):
+                    n_doc_topics = _predict_sweep(doc_rows, assignments, doc_topic_counts,
+                                                  doc_topics, doc_position, n_doc_topics,
+                                                  phi_rows, smoothing_cumulative, weights,
+                                                  state, False)
+                slot = c * n_samples + s if keep_each else 0
+                for m in range(n_doc_topics):
+                    t = doc_topics[m]
+                    standard_counts[d, slot, t] += doc_topic_counts[t]
+                document_soft_counts(doc_rows, doc_token_word, doc_word_rows, assignments,
+                                     doc_topic_counts, phi_rows, smoothing_mass, alpha,
+                                     soft_counts[d, slot])
