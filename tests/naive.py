@@ -3,3 +3,353 @@ against. Each twin is named after its kernel and says which kernel it mirrors.""
 
 import numpy as np
 from scipy.special import digamma, gammaln, logsumexp
+
+
+# --- evaluation (twins of src/streamtopics/kernels/evaluation.py) ----------------------------
+# The twins draw from the same counter-based streams as the kernels (the stream functions are
+# callable from Python), so with equal seeds they make the same random choices. Sums that the
+# kernels accumulate left to right are taken here as cumsum(...)[-1] for the same rounding.
+
+import itertools as _itertools
+
+from streamtopics.kernels.random import next_uniform as _next_uniform
+
+
+def _evaluation_conditional(topic_weights, alpha, doc_topic_counts):
+    return np.cumsum(topic_weights * (doc_topic_counts + alpha))
+
+
+def _evaluation_draw(cumulative, uniform):
+    return min(int(np.searchsorted(cumulative, uniform * cumulative[-1], side="right")),
+               cumulative.size - 1)
+
+
+def left_to_right_document(beta_by_word, alpha, words, n_particles, resample, state):
+    """Twin of kernels.evaluation.left_to_right_document (Wallach et al. 2009, Algorithm 3; SMC)."""
+    n_tokens, n_topics = words.size, alpha.size
+    alpha_sum = np.cumsum(alpha)[-1]
+    topics = np.zeros((n_particles, n_tokens), dtype=np.int64)
+    counts = np.zeros((n_particles, n_topics))
+    log_likelihood = 0.0
+    for n in range(n_tokens):
+        weights = np.empty(n_particles)
+        for r in range(n_particles):
+            for m in range(n):  # one Gibbs sweep over the earlier tokens
+                counts[r, topics[r, m]] -= 1
+                cumulative = _evaluation_conditional(beta_by_word[words[m]], alpha, counts[r])
+                topics[r, m] = _evaluation_draw(cumulative, _next_uniform(state))
+                counts[r, topics[r, m]] += 1
+            cumulative = _evaluation_conditional(beta_by_word[words[n]], alpha, counts[r])
+            if cumulative[-1] <= 0:
+                return -np.inf
+            weights[r] = cumulative[-1] / (n + alpha_sum)
+            if not resample:
+                topics[r, n] = _evaluation_draw(cumulative, _next_uniform(state))
+                counts[r, topics[r, n]] += 1
+        weight_sum = np.cumsum(weights)[-1]
+        log_likelihood += np.log(weight_sum / n_particles)
+        if resample:
+            offset = _next_uniform(state)
+            points = (np.arange(n_particles) + offset) * weight_sum / n_particles
+            running = np.cumsum(weights)
+            ancestors = [min(int(np.searchsorted(running, p, side="right")), n_particles - 1)
+                         for p in points]
+            topics, counts = topics[ancestors].copy(), counts[ancestors].copy()
+            for r in range(n_particles):
+                cumulative = _evaluation_conditional(beta_by_word[words[n]], alpha, counts[r])
+                topics[r, n] = _evaluation_draw(cumulative, _next_uniform(state))
+                counts[r, topics[r, n]] += 1
+    return log_likelihood
+
+
+def completion_document(beta_by_word, alpha, words, n_observed, burn_in, n_samples, lag,
+                        soft_counts, state):
+    """Twin of kernels.evaluation.completion_document (document completion, theta or theta^p)."""
+    n_topics = alpha.size
+    alpha_sum = np.cumsum(alpha)[-1]
+    counts = np.zeros(n_topics)
+    topics = np.zeros(n_observed, dtype=np.int64)
+    for j in range(n_observed):
+        cumulative = _evaluation_conditional(beta_by_word[words[j]], alpha, counts)
+        topics[j] = _evaluation_draw(cumulative, _next_uniform(state))
+        counts[topics[j]] += 1
+    theta_sum = np.zeros(n_topics)
+    for sweep in range(1, burn_in + n_samples * lag + 1):
+        record = sweep > burn_in and (sweep - burn_in) % lag == 0
+        expected = np.zeros(n_topics)
+        for j in range(n_observed):
+            counts[topics[j]] -= 1
+            cumulative = _evaluation_conditional(beta_by_word[words[j]], alpha, counts)
+            expected += np.diff(cumulative, prepend=0.0) / cumulative[-1]
+            topics[j] = _evaluation_draw(cumulative, _next_uniform(state))
+            counts[topics[j]] += 1
+        if record:
+            theta_sum += ((expected if soft_counts else counts) + alpha) / (n_observed + alpha_sum)
+    probabilities = np.array([np.cumsum(theta_sum * beta_by_word[w])[-1]
+                              for w in words[n_observed:]])
+    return float(np.sum(np.log(probabilities / n_samples)))
+
+
+def elbo_document(elog_beta, alpha, word_ids, word_counts, max_iterations, tolerance):
+    """Twin of kernels.evaluation.elbo_document: Hoffman et al. (2010) E-step and the eq. 4 terms,
+    written with phi explicit (no log-sum-exp shortcut). ``elog_beta`` is K x V."""
+    elog_beta_words = elog_beta[:, word_ids]  # K x W
+    gamma = np.ones(alpha.size)
+    for _ in range(max_iterations):
+        elog_theta = digamma(gamma) - digamma(gamma.sum())
+        log_phi = elog_theta[:, None] + elog_beta_words
+        phi = np.exp(log_phi - logsumexp(log_phi, axis=0))
+        new_gamma = alpha + phi @ word_counts
+        change = np.mean(np.abs(new_gamma - gamma))
+        gamma = new_gamma
+        if change < tolerance:
+            break
+    elog_theta = digamma(gamma) - digamma(gamma.sum())
+    log_phi = elog_theta[:, None] + elog_beta_words
+    phi = np.exp(log_phi - logsumexp(log_phi, axis=0))
+    with np.errstate(invalid="ignore"):
+        token_terms = np.where(phi > 0, phi * (log_phi - np.log(phi)), 0.0)
+    return float(word_counts @ token_terms.sum(axis=0)
+                 + gammaln(alpha.sum()) - gammaln(alpha).sum()
+                 + np.sum((alpha - gamma) * elog_theta + gammaln(gamma)) - gammaln(gamma.sum()))
+
+
+def exact_log_likelihood(beta, alpha, words):
+    """log p(w | beta, alpha) of one LDA document by summing over all K^N topic assignments.
+
+    p(w) = sum_z p(z | alpha) prod_n beta_{z_n, w_n}, with the Dirichlet-multinomial
+    p(z | alpha) = Gamma(A) / Gamma(A + N) prod_k Gamma(alpha_k + n_k) / Gamma(alpha_k),
+    A = sum alpha.
+    Feasible for K^N up to ~10^5.
+    """
+    words = np.asarray(words)
+    n_topics = beta.shape[0]
+    terms = []
+    for z in _itertools.product(range(n_topics), repeat=words.size):
+        z = np.asarray(z, dtype=np.int64)
+        n_k = np.bincount(z, minlength=n_topics)
+        log_prior = (gammaln(alpha.sum()) - gammaln(alpha.sum() + words.size)
+                     + np.sum(gammaln(alpha + n_k) - gammaln(alpha)))
+        with np.errstate(divide="ignore"):
+            terms.append(log_prior + np.sum(np.log(beta[z, words])))
+    return float(logsumexp(terms)) if terms else 0.0
+
+
+# --- collapsed Gibbs sampling and CVB0 (twins of src/streamtopics/kernels/cgs.py, cvb0.py) -------
+def collapsed_log_joint(tokens, offsets, assignments, n_topics, n_words, alpha, eta):
+    """log p(w, z | alpha, eta) of LDA with theta and phi integrated out, from dense counts."""
+    alpha = np.broadcast_to(np.asarray(alpha, dtype=float), (n_topics,))
+    doc_topic = np.zeros((len(offsets) - 1, n_topics))
+    topic_word = np.zeros((n_topics, n_words))
+    for d in range(len(offsets) - 1):
+        for i in range(offsets[d], offsets[d + 1]):
+            doc_topic[d, assignments[i]] += 1
+            topic_word[assignments[i], tokens[i]] += 1
+    value = np.sum(gammaln(topic_word + eta)) - topic_word.size * gammaln(eta)
+    value += n_topics * gammaln(n_words * eta) - np.sum(gammaln(topic_word.sum(1) + n_words * eta))
+    value += np.sum(gammaln(doc_topic + alpha)) - doc_topic.shape[0] * np.sum(gammaln(alpha))
+    value += doc_topic.shape[0] * gammaln(alpha.sum()) - np.sum(gammaln(doc_topic.sum(1) + alpha.sum()))
+    return value
+
+
+def token_conditional(tokens, offsets, assignments, n_topics, n_words, alpha, eta, i):
+    """p(z_i = k | z_-i, w) by the ratio of collapsed joints (no use of equation 1)."""
+    z = np.array(assignments, copy=True)
+    logs = []
+    for k in range(n_topics):
+        z[i] = k
+        logs.append(collapsed_log_joint(tokens, offsets, z, n_topics, n_words, alpha, eta))
+    logs = np.asarray(logs)
+    return np.exp(logs - logsumexp(logs))
+
+
+def sweep_dense(tokens, offsets, documents, assignments, doc_topic_counts, word_topic_counts,
+                topic_counts, alpha, eta, seed, stream):
+    """Twin of kernels.cgs.sweep_dense: equation 1 per token, same uniforms, same walk."""
+    from streamtopics.kernels.random import next_uniform, stream_seed
+    eta_sum = eta * word_topic_counts.shape[0]
+    state = np.empty(1, dtype=np.uint64)
+    for d in documents:
+        state[0] = stream_seed(seed, stream, d)
+        for i in range(offsets[d], offsets[d + 1]):
+            w, old = tokens[i], assignments[i]
+            doc_topic_counts[d, old] -= 1
+            word_topic_counts[w, old] -= 1
+            topic_counts[old] -= 1
+            weights = (word_topic_counts[w] + eta) * (doc_topic_counts[d] + alpha) \
+                * (1.0 / (topic_counts + eta_sum))
+            u = next_uniform(state) * np.cumsum(weights)[-1]
+            new = len(alpha) - 1
+            for k, weight in enumerate(weights):
+                u -= weight
+                if u < 0.0:
+                    new = k
+                    break
+            assignments[i] = new
+            doc_topic_counts[d, new] += 1
+            word_topic_counts[w, new] += 1
+            topic_counts[new] += 1
+
+
+def soft_counts_dense(tokens, offsets, assignments, n_topics, n_words, alpha, eta):
+    """Twin of kernels.cgs.soft_counts_dense by brute force: each token's conditional from
+    ratios of collapsed joints, summed per document (D x K) and per word (V x K)."""
+    doc_soft = np.zeros((len(offsets) - 1, n_topics))
+    word_soft = np.zeros((n_words, n_topics))
+    for d in range(len(offsets) - 1):
+        for i in range(offsets[d], offsets[d + 1]):
+            p = token_conditional(tokens, offsets, assignments, n_topics, n_words, alpha, eta, i)
+            doc_soft[d] += p
+            word_soft[tokens[i]] += p
+    return doc_soft, word_soft
+
+
+def document_log_joint(words, assignments, phi, alpha):
+    """log p(w_d, z_d | phi, alpha) with theta_d integrated out (Dirichlet-multinomial)."""
+    counts = np.bincount(assignments, minlength=phi.shape[0])
+    return (np.sum(np.log(phi[assignments, words])) + gammaln(alpha.sum())
+            - gammaln(alpha.sum() + len(words)) + np.sum(gammaln(alpha + counts) - gammaln(alpha)))
+
+
+def document_soft_counts(words, assignments, phi, alpha):
+    """Twin of kernels.cgs.document_soft_counts by brute force: sum_j T(z_j = k | z_-j, phi)
+    from ratios of document joints."""
+    out = np.zeros(phi.shape[0])
+    z = np.array(assignments, copy=True)
+    for j in range(len(words)):
+        logs = []
+        for k in range(phi.shape[0]):
+            z[j] = k
+            logs.append(document_log_joint(words, z, phi, alpha))
+        z[j] = assignments[j]
+        out += np.exp(np.asarray(logs) - logsumexp(logs))
+    return out
+
+
+def document_posterior(words, phi, alpha):
+    """Exact posterior p(z_d | w_d, phi, alpha) by enumerating all K^N assignments: returns
+    (assignments as rows, probabilities)."""
+    import itertools
+    rows = np.array(list(itertools.product(range(phi.shape[0]), repeat=len(words))))
+    logs = np.array([document_log_joint(words, z, phi, alpha) for z in rows])
+    return rows, np.exp(logs - logsumexp(logs))
+
+
+def cvb0_sweep(doc_offsets, words, counts, gamma, doc_topic, word_topic, topic, alpha, eta):
+    """Twin of kernels.cvb0.cvb0_sweep (equation 6 with one token of the entry excluded)."""
+    eta_sum = eta * word_topic.shape[0]
+    change = 0.0
+    for d in range(len(doc_offsets) - 1):
+        for j in range(doc_offsets[d], doc_offsets[d + 1]):
+            w, g = words[j], gamma[j].copy()
+            update = ((np.maximum(word_topic[w] - g, 0) + eta) * (np.maximum(doc_topic[d] - g, 0) + alpha)
+                      / (np.maximum(topic - g, 0) + eta_sum))
+            new = update / update.sum()
+            delta = counts[j] * (new - g)
+            change += np.abs(delta).sum()
+            doc_topic[d] += delta
+            word_topic[w] += delta
+            topic += delta
+            gamma[j] = new
+    return change / max(counts.sum(), 1)
+
+
+def cvb0_predict(doc_offsets, words, counts, phi_word, alpha, iterations):
+    """Twin of kernels.cvb0.cvb0_predict: returns the soft counts n'_dk (D x K)."""
+    out = np.zeros((len(doc_offsets) - 1, len(alpha)))
+    for d in range(len(doc_offsets) - 1):
+        entries = range(doc_offsets[d], doc_offsets[d + 1])
+        gamma = {j: phi_word[words[j]] * alpha / np.sum(phi_word[words[j]] * alpha) for j in entries}
+        for j in entries:
+            out[d] += counts[j] * gamma[j]
+        for _ in range(iterations):
+            for j in entries:
+                update = phi_word[words[j]] * (np.maximum(out[d] - gamma[j], 0) + alpha)
+                new = update / update.sum()
+                out[d] += counts[j] * (new - gamma[j])
+                gamma[j] = new
+    return out
+
+
+# --- online EM local E-steps (twins of kernels/gibbs_estep.py and kernels/variational_estep.py) ---
+from streamtopics.kernels.random import next_uniform as _next_uniform  # noqa: F811
+from streamtopics.kernels.random import random_permutation as _random_permutation
+from streamtopics.kernels.random import stream_seed as _stream_seed
+
+
+def gibbs_estep_sample_topic(probabilities, u):
+    """Twin of kernels.gibbs_estep._sample_topic (inverse CDF with the same summation order)."""
+    n_chunks = -(-probabilities.size // 8)
+    p = np.zeros(n_chunks * 8)
+    p[:probabilities.size] = probabilities
+    c = p.reshape(n_chunks, 8)
+    sums = ((c[:, 0] + c[:, 1]) + (c[:, 2] + c[:, 3])) + ((c[:, 4] + c[:, 5]) + (c[:, 6] + c[:, 7]))
+    total = 0.0
+    for s in sums:
+        total += s
+    target = u * total
+    cumulative = 0.0
+    for chunk, s in enumerate(sums):
+        if cumulative + s > target:
+            for k in range(8 * chunk, 8 * chunk + 8):
+                cumulative += p[k]
+                if cumulative > target:
+                    return k
+            return int(np.flatnonzero(p[:8 * chunk + 8] > 0)[-1])
+        cumulative += s
+    return int(np.flatnonzero(p > 0)[-1])
+
+
+def gibbs_estep_sweeps(doc_ptr, entry_word, entry_count, weights, alpha, seed, minibatch,
+                       first_document, n_passes, record_from):
+    """Twin of kernels.gibbs_estep.gibbs_sweeps run from pass 0 (Algorithm 2, dense and plain).
+
+    Returns (token_topic, doc_topic_counts, entry_topic, doc_log_theta) with the accumulators
+    summed (not averaged) over the recorded passes t >= record_from."""
+    n_docs, n_topics = doc_ptr.size - 1, alpha.size
+    token_topic = []
+    doc_topic_counts = np.zeros((n_docs, n_topics))
+    entry_topic = np.zeros((entry_word.size, n_topics))
+    doc_log_theta = np.zeros((n_docs, n_topics))
+    for d in range(n_docs):
+        entries = np.repeat(np.arange(doc_ptr[d], doc_ptr[d + 1]), entry_count[doc_ptr[d]:doc_ptr[d + 1]])
+        words = entry_word[entries]
+        state = np.array([_stream_seed(seed, minibatch, first_document + d)], dtype=np.uint64)
+        z = np.array([gibbs_estep_sample_topic(weights[w], _next_uniform(state)) for w in words],
+                     dtype=np.int64)
+        counts = np.bincount(z, minlength=n_topics).astype(float)
+        order = np.empty(words.size, dtype=np.int64)
+        for t in range(n_passes):
+            _random_permutation(state, words.size, order)
+            for n in order:
+                counts[z[n]] -= 1
+                z[n] = gibbs_estep_sample_topic(weights[words[n]] * (counts + alpha),
+                                                _next_uniform(state))
+                counts[z[n]] += 1
+            if t < record_from:
+                continue
+            for n in range(words.size):
+                conditional = weights[words[n]] * (counts - np.eye(n_topics)[z[n]] + alpha)
+                entry_topic[entries[n]] += conditional / conditional.sum()
+            doc_log_theta[d] += digamma(alpha + counts) - digamma(alpha.sum() + words.size)
+        token_topic.append(z)
+        doc_topic_counts[d] = counts
+    flat = np.concatenate(token_topic) if token_topic else np.zeros(0, dtype=np.int64)
+    return flat, doc_topic_counts, entry_topic, doc_log_theta
+
+
+def variational_estep_passes(doc_ptr, entry_word, entry_count, weights, alpha, n_passes, gamma):
+    """Twin of kernels.variational_estep.variational_passes (equations 11, 12 and 14).
+
+    Returns (gamma after the passes, entry_topic = count * zeta of the last pass, doc_log_theta)."""
+    gamma = np.array(gamma, dtype=float)
+    entry_topic = np.zeros((entry_word.size, alpha.size))
+    for d in range(doc_ptr.size - 1):
+        entries = slice(doc_ptr[d], doc_ptr[d + 1])
+        beta = weights[entry_word[entries]]
+        for _ in range(n_passes):
+            zeta = beta * np.exp(digamma(gamma[d]))
+            zeta /= zeta.sum(axis=1, keepdims=True)
+            entry_topic[entries] = entry_count[entries, None] * zeta
+            gamma[d] = alpha + entry_topic[entries].sum(axis=0)
+    return gamma, entry_topic, digamma(gamma) - digamma(gamma.sum(axis=1, keepdims=True))

@@ -6,11 +6,19 @@ one online EM engine; collapsed Gibbs sampling with the CGS_p estimators (Papani
 """
 
 from ._version import __version__
-from .corpus.corpus import Corpus, ReadReport
+from .corpus import (Corpus, DocwordStream, ReadReport, TextStream, from_sparse, load_corpus,
+                     map_to_vocabulary, preprocess_documents, read_corpus_dir, shuffle_split,
+                     stream_minibatches, tokenize, write_corpus_dir)
 from .corpus.synthetic import SyntheticTruth, generate_synthetic
 from .errors import InputError, ModelFileError, StreamtopicsError
+from .estimators import CVB0LDA, GibbsLDA, OnlineLDA
 
 __all__ = [
-    "__version__", "Corpus", "ReadReport", "SyntheticTruth", "generate_synthetic",
+    "__version__",
+    "Corpus", "ReadReport", "load_corpus", "read_corpus_dir", "write_corpus_dir", "from_sparse",
+    "preprocess_documents", "map_to_vocabulary", "tokenize", "shuffle_split",
+    "stream_minibatches", "DocwordStream", "TextStream",
+    "SyntheticTruth", "generate_synthetic",
+    "OnlineLDA", "GibbsLDA", "CVB0LDA",
     "InputError", "ModelFileError", "StreamtopicsError",
 ]

@@ -86,9 +86,17 @@ class TopicModelEstimator:
     def load(cls, path):
         """Load a model saved by ``save``; raises `ModelFileError` on any defect."""
         arrays, metadata = persistence.load_model(path)
+        return cls._from_model_file(path, arrays, metadata)
+
+    @classmethod
+    def _from_model_file(cls, path, arrays: dict[str, np.ndarray], metadata: dict):
         if metadata.get("estimator") != cls.__name__:
             raise ModelFileError(f"{path}: holds a {metadata.get('estimator')!r} model, "
                                  f"not a {cls.__name__}")
-        model = cls(**metadata.get("parameters", {}))
-        model._restore_state(arrays, metadata)
+        try:
+            model = cls(**metadata.get("parameters", {}))
+            model._restore_state(arrays, metadata)
+        except (KeyError, TypeError, ValueError) as error:
+            raise ModelFileError(f"{path}: incomplete or inconsistent {cls.__name__} model "
+                                 f"({type(error).__name__}: {error})") from None
         return model

@@ -1,0 +1,205 @@
+"""THE training loop of every online method: Algorithm 1 of Dupuy & Bach (2016).
+
+For minibatch i (1-based) with step size rho_i:
+
+    E-step   E_i  = average over the minibatch's documents of the local estimator's expectations
+                    of the sufficient statistics (eq. 6), with the parameters eta_{i-1};
+    blend    s_i  = (1 - rho_i) s_{i-1} + rho_i E_i                                      (eq. 3)
+    M-step   eta_i = eta*(s_i): topic parameters from the parameterisation, alpha from the
+                    alpha update                                                  (appendix A.1)
+    callbacks(engine, report)
+
+The engine does not know how expectations are estimated, how topics are parameterised, nor
+which step size or alpha update is used: those are the parts of `inference.presets`, and this is
+all it asks of them:
+
+* local estimator: ``passes`` (P) and ``begin(minibatch, K, seed, minibatch_index) -> run`` with
+  ``run.advance(word_weights U x K, alpha, n_passes)``, ``run.statistics() -> MinibatchStats``
+  (the current estimate, summed over documents) and ``run.doc_topic() -> B x K``;
+* parameterisation (`inference.global_parameters`): ``initial_stats``, ``word_weights``,
+  ``row_affine``;
+* step size: ``step_size(i, minibatch documents, documents seen) -> rho_i``;
+* alpha update: ``alpha_update(alpha_{i-1}, s_i, minibatch statistics, rho_i) -> alpha``.
+
+Boosted (++, section 3.3) is a property of this loop, not another loop. With P local passes, the
+parameters are re-estimated after *every* pass t = 1..P of the minibatch's local estimator:
+
+    E_i^(t) = the local estimator's current estimate after pass t (run with eta_i^(t-1),
+              eta_i^(0) = eta_{i-1}),
+    s_i^(t) = (1 - rho_i) s_{i-1} + rho_i E_i^(t),    eta_i^(t) = eta*(s_i^(t)),
+
+always blending from s_{i-1}, so s_i = s_i^(P): the minibatch still enters s once, with weight
+rho_i, but its later passes already see parameters that include its earlier passes.
+
+Polyak-Ruppert averaging (``averaging=True``) reports eta_bar_N = (1/N) sum_{i=1..N} eta_i
+(Algorithm 1, output) while the loop itself runs on the iterates eta_i.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+import numpy as np
+
+from .inference.global_parameters import components_from_affine
+from .inference.minibatch import Minibatch
+from .inference.stats import (IterateAverage, SufficientStats, stats_from_state_arrays,
+                              stats_state_arrays)
+
+# Random-stream "minibatch index" of transform: no training step reaches it.
+TRANSFORM_STREAM = 2**62
+
+
+def initial_parameters(n_topics: int, n_words: int, rng: np.random.Generator,
+                       doc_topic_prior=None) -> tuple[np.ndarray, np.ndarray]:
+    """Random initial (beta_0, alpha_0), the same for every method given the same generator
+    (paper section 5.1). beta_0 rows are normalised Gamma(100, 1/100) draws (near-uniform topics
+    with small random differences, as in Hoffman et al. 2010's initialisation of lambda, so a
+    Bayesian method can start from lambda_0 = those draws with E_q[beta] = beta_0); alpha_0 is
+    ``doc_topic_prior`` (scalar or K values), by default 1/K."""
+    draws = rng.gamma(1.0, 1.0, size=(n_topics, n_words))
+    beta = draws / draws.sum(axis=1, keepdims=True)
+    prior = 1.0 / n_topics if doc_topic_prior is None else doc_topic_prior
+    alpha = np.broadcast_to(np.asarray(prior, dtype=np.float64), (n_topics,)).copy()
+    return beta, alpha
+
+
+@dataclass(frozen=True)
+class StepReport:
+    """What one step did: step index i, step size rho_i, documents and tokens, wall time."""
+
+    step: int
+    rho: float
+    n_documents: int
+    n_tokens: int
+    seconds: float
+
+
+class OnlineEM:
+    """Algorithm 1 over pluggable parts (see the module docstring)."""
+
+    def __init__(self, local, parameters, step_size, alpha_update, *, boosted: bool = False,
+                 averaging: bool = False, seed: int = 0):
+        self.local = local
+        self.parameters = parameters
+        self.step_size = step_size
+        self.alpha_update = alpha_update
+        self.boosted = bool(boosted)
+        self.averaging = bool(averaging)
+        self.seed = int(seed)
+        self.stats: SufficientStats | None = None
+        self.alpha: np.ndarray | None = None
+        self.average: IterateAverage | None = None
+        self.step = 0
+
+    # --- state ---------------------------------------------------------------------------------
+    def initialize(self, beta: np.ndarray, alpha: np.ndarray, document_length: float) -> None:
+        """Start from eta_0 = (beta, alpha) with s_0 given by the parameterisation (consistent
+        with eta_0; s_0 matters only when rho_1 < 1)."""
+        self.stats = self.parameters.initial_stats(beta, alpha, document_length)
+        self.alpha = np.asarray(alpha, dtype=np.float64).copy()
+        self.average = IterateAverage(*self.stats.raw.shape) if self.averaging else None
+        self.step = 0
+
+    @property
+    def initialized(self) -> bool:
+        return self.stats is not None
+
+    @property
+    def n_topics(self) -> int:
+        return self.stats.n_topics
+
+    @property
+    def n_words(self) -> int:
+        return self.stats.n_words
+
+    def state_arrays(self) -> dict[str, np.ndarray]:
+        arrays = {**stats_state_arrays(self.stats), "current_alpha": self.alpha}
+        if self.average is not None:
+            arrays.update(self.average.state_arrays())
+        return arrays
+
+    def restore(self, arrays: dict[str, np.ndarray], step: int) -> None:
+        self.stats = stats_from_state_arrays(arrays)
+        self.alpha = np.array(arrays["current_alpha"], dtype=np.float64)
+        self.average = IterateAverage.from_state_arrays(arrays) if self.averaging else None
+        self.step = int(step)
+
+    # --- reported parameters -------------------------------------------------------------------
+    def components(self) -> np.ndarray:
+        """Topic-word distributions (K x V): eta_i, or the average eta_bar_i with averaging."""
+        if self.average is not None and self.average.count:
+            return self.average.topic_word(self.stats)
+        return components_from_affine(self.stats, *self.parameters.row_affine(self.stats))
+
+    def doc_topic_prior(self) -> np.ndarray:
+        if self.average is not None and self.average.count:
+            return self.average.alpha()
+        return self.alpha.copy()
+
+    def _check_batch(self, batch: Minibatch) -> None:
+        if batch.n_words != self.n_words:
+            raise ValueError(f"the minibatch has a vocabulary of {batch.n_words} words but the "
+                             f"model has {self.n_words}")
+        if batch.n_documents < 1:
+            raise ValueError("the minibatch has no documents")
+
+    # --- the loop ------------------------------------------------------------------------------
+    def partial_fit(self, batch: Minibatch) -> StepReport:
+        """One step of Algorithm 1 on ``batch``."""
+        self._check_batch(batch)
+        started = time.perf_counter()
+        step = self.step + 1
+        rho = self.step_size(step, batch.n_documents, self.stats.n_documents)
+        words = batch.words
+        if self.average is not None:
+            self.average.settle(self.stats, None if rho >= 1.0 else words)
+        run = self.local.begin(batch, self.n_topics, self.seed, self.step)
+        alpha_previous = self.alpha
+        if self.boosted:
+            checkpoint = self.stats.checkpoint(words)
+            for _ in range(self.local.passes):
+                run.advance(self.parameters.word_weights(self.stats, words), self.alpha, 1)
+                self.stats.restore(checkpoint)
+                self._m_step(rho, run.statistics(), alpha_previous)
+        else:
+            run.advance(self.parameters.word_weights(self.stats, words), self.alpha,
+                        self.local.passes)
+            self._m_step(rho, run.statistics(), alpha_previous)
+        if self.stats.needs_compaction:
+            if self.average is not None:
+                self.average.settle(self.stats)
+            self.stats.compact()
+        if self.average is not None:
+            self.average.record(*self.parameters.row_affine(self.stats), self.alpha)
+        self.step = step
+        return StepReport(step, rho, batch.n_documents, batch.n_tokens,
+                          time.perf_counter() - started)
+
+    def _m_step(self, rho, minibatch_stats, alpha_previous) -> None:
+        self.stats.blend(rho, minibatch_stats)
+        self.alpha = self.alpha_update(alpha_previous, self.stats, minibatch_stats, rho)
+
+    def fit(self, batches: Iterable[Minibatch],
+            callbacks: Iterable[Callable[["OnlineEM", StepReport], None]] = ()) -> None:
+        callbacks = list(callbacks)
+        for batch in batches:
+            report = self.partial_fit(batch)
+            for callback in callbacks:
+                callback(self, report)
+
+    # --- inference with the model fixed ---------------------------------------------------------
+    def local_posterior(self, batch: Minibatch, stream: int = TRANSFORM_STREAM):
+        """Run the local estimator on ``batch`` with the reported parameters fixed (no M-step);
+        returns the finished run (``doc_topic()``, ``statistics()``). Deterministic: the random
+        streams are (seed, ``stream``, document index)."""
+        self._check_batch(batch)
+        if self.average is not None and self.average.count:
+            weights = self.average.topic_word(self.stats, batch.words).T
+        else:
+            weights = self.parameters.word_weights(self.stats, batch.words)
+        run = self.local.begin(batch, self.n_topics, self.seed, stream)
+        run.advance(weights, self.doc_topic_prior(), self.local.passes)
+        return run

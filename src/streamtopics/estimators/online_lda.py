@@ -1,0 +1,233 @@
+"""`OnlineLDA`: the scikit-learn style facade of the online EM engine (G-OEM and its relatives).
+
+    model = OnlineLDA(n_topics=100, method="g-oem", random_state=0).fit(corpus)
+    model.components_          # K x V topics (beta), rows sum to 1
+    model.doc_topic_prior_     # alpha
+    model.transform(documents) # D x K document-topic proportions, the model unchanged
+
+``method`` is a preset name of `streamtopics.inference.presets` ("g-oem", "g-oem++", "v-oem",
+"v-oem++") or a `Method` combining the four axes. Every method starts from the same (beta_0,
+alpha_0) for the same ``random_state`` (Dupuy & Bach 2016, section 5.1).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..corpus.corpus import Corpus
+from ..engine import OnlineEM, initial_parameters
+from ..errors import InputError
+from ..inference.minibatch import Minibatch
+from ..inference.presets import PRESETS, Method, build_parts, resolve_method
+from .base import NotFittedError, TopicModelEstimator
+
+
+def _counts_and_vocabulary(documents) -> tuple[sp.csr_matrix, np.ndarray | None]:
+    """(D x V int64 CSR counts, vocabulary or None) from a `Corpus`, a sparse or dense matrix."""
+    if isinstance(documents, Corpus):
+        return documents.counts, documents.vocabulary
+    if sp.issparse(documents) or isinstance(documents, np.ndarray):
+        if documents.ndim != 2:
+            raise InputError(f"documents must be a D x V count matrix, got {documents.ndim} dimension(s)")
+        return Corpus(documents).counts, None
+    raise InputError(f"documents must be a Corpus, a scipy sparse matrix or a 2-D array of counts, "
+                     f"not {type(documents).__name__}")
+
+
+def _is_integer(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+class OnlineLDA(TopicModelEstimator):
+    """LDA trained online by Algorithm 1 of Dupuy & Bach (2016) with a pluggable local estimator.
+
+    Parameters
+    ----------
+    n_topics : K >= 1.
+    method : preset name ("g-oem", "g-oem++", "v-oem", "v-oem++") or a `Method`.
+    batch_size : documents per minibatch in `fit` (the paper: 100). `partial_fit` takes the
+        documents it is given as one minibatch.
+    local_passes : P, local Gibbs or variational passes per document (the paper: 20).
+    step_offset, step_decay : rho_i = (step_offset + i)^-step_decay for polynomial step sizes;
+        step_decay (kappa) in (0, 1] (the paper: 0 and 0.5).
+    averaging : report the Polyak-Ruppert average of the iterates (appendix B.2).
+    n_passes : passes over the corpus in `fit`.
+    doc_topic_prior : initial alpha (scalar or K values); default 1/K.
+    random_state : None, an int or a `numpy.random.Generator`; fixes beta_0 and every random
+        stream of the local estimators, so results are identical for any number of threads.
+
+    Fitted attributes: ``components_`` (K x V), ``doc_topic_prior_`` (K), ``vocabulary_`` (V),
+    ``method_`` (the resolved `Method`), ``n_steps_``, ``n_documents_seen_``.
+    """
+
+    def __init__(self, n_topics: int = 10, method="g-oem", batch_size: int = 100,
+                 local_passes: int = 20, step_offset: float = 0.0, step_decay: float = 0.5,
+                 averaging: bool = False, n_passes: int = 1, doc_topic_prior=None,
+                 random_state=None):
+        self.n_topics = n_topics
+        self.method = method
+        self.batch_size = batch_size
+        self.local_passes = local_passes
+        self.step_offset = step_offset
+        self.step_decay = step_decay
+        self.averaging = averaging
+        self.n_passes = n_passes
+        self.doc_topic_prior = doc_topic_prior
+        self.random_state = random_state
+
+    # --- parameters ----------------------------------------------------------------------------
+    def _validated_method(self) -> Method:
+        for name in ("n_topics", "batch_size", "local_passes", "n_passes"):
+            value = getattr(self, name)
+            if not _is_integer(value) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        if not isinstance(self.step_decay, numbers.Real) or not 0.0 < self.step_decay <= 1.0:
+            raise ValueError(f"step_decay (kappa) must lie in (0, 1], got {self.step_decay!r}")
+        if not isinstance(self.step_offset, numbers.Real) or not self.step_offset >= 0.0:
+            raise ValueError(f"step_offset (tau0) must be >= 0, got {self.step_offset!r}")
+        if self.doc_topic_prior is not None:
+            prior = np.asarray(self.doc_topic_prior, dtype=np.float64)
+            if prior.ndim > 1 or (prior.ndim == 1 and prior.size != self.n_topics) or \
+                    not np.all(np.isfinite(prior)) or not np.all(prior > 0):
+                raise ValueError(f"doc_topic_prior must be a positive number or {self.n_topics} "
+                                 f"positive numbers, got {self.doc_topic_prior!r}")
+        return resolve_method(self.method)
+
+    def _settings(self) -> dict:
+        return {"local_passes": self.local_passes, "step_offset": float(self.step_offset),
+                "step_decay": float(self.step_decay)}
+
+    # --- training ------------------------------------------------------------------------------
+    def _start(self, counts: sp.csr_matrix, vocabulary, first_batch_rows: int | None = None) -> None:
+        """Validate parameters and initialise (beta_0, alpha_0) and the engine; s_0 gets the mean
+        length of the first ``first_batch_rows`` documents (default ``batch_size``)."""
+        method = self._validated_method()
+        n_docs, n_words = counts.shape
+        if n_docs == 0:
+            raise InputError("the corpus is empty (no documents)")
+        if n_words == 0:
+            raise InputError("the corpus has an empty vocabulary")
+        if counts.nnz == 0:
+            raise InputError("the corpus has no tokens (every document is empty)")
+        parts = build_parts(method, self._settings())
+        rng = np.random.default_rng(self.random_state)
+        beta, alpha = initial_parameters(self.n_topics, n_words, rng, self.doc_topic_prior)
+        seed = int(rng.integers(0, 2**63 - 1))
+        self._engine = OnlineEM(parts.local, parts.parameters, parts.step_size, parts.alpha_update,
+                                boosted=parts.boosted, averaging=bool(self.averaging), seed=seed)
+        rows = self.batch_size if first_batch_rows is None else first_batch_rows
+        lengths = np.asarray(counts[:rows].sum(axis=1)).ravel()
+        self._engine.initialize(beta, alpha, document_length=max(float(lengths.mean()), 1.0))
+        self.method_ = method
+        self.vocabulary_ = (np.asarray(vocabulary, dtype=str) if vocabulary is not None
+                            else np.asarray([f"w{i}" for i in range(n_words)], dtype=str))
+        self._components_cache = None
+
+    def fit(self, X, y=None, *, callback=None) -> "OnlineLDA":
+        """Train from scratch on ``X`` (a `Corpus`, sparse or dense D x V counts): ``n_passes``
+        passes of consecutive minibatches of ``batch_size`` documents, in corpus order.
+        ``callback(model, report)`` is called after every step with a `StepReport`."""
+        counts, vocabulary = _counts_and_vocabulary(X)
+        self._start(counts, vocabulary)
+        batches = (Minibatch.from_counts(counts[start:start + self.batch_size])
+                   for _ in range(self.n_passes)
+                   for start in range(0, counts.shape[0], self.batch_size))
+
+        def after_step(engine, report):
+            self._components_cache = None
+            if callback is not None:
+                callback(self, report)
+
+        self._engine.fit(batches, callbacks=[after_step])
+        return self
+
+    def partial_fit(self, X, y=None) -> "OnlineLDA":
+        """One online EM step with the documents of ``X`` as the minibatch. The first call
+        initialises the model (vocabulary size V from ``X``); later calls must have the same V.
+        ``fit(corpus)`` equals ``partial_fit`` on its consecutive ``batch_size`` slices."""
+        counts, vocabulary = _counts_and_vocabulary(X)
+        if not self._is_fitted():
+            self._start(counts, vocabulary, counts.shape[0])
+        elif counts.shape[1] != self._engine.n_words:
+            raise ValueError(f"the minibatch has a vocabulary of {counts.shape[1]} words but the "
+                             f"model has {self._engine.n_words}")
+        if counts.shape[0] == 0:
+            raise InputError("the minibatch has no documents")
+        self._engine.partial_fit(Minibatch.from_counts(counts))
+        self._components_cache = None
+        return self
+
+    # --- fitted model --------------------------------------------------------------------------
+    def _is_fitted(self) -> bool:
+        return getattr(self, "_engine", None) is not None and self._engine.initialized
+
+    def _require_fitted(self) -> OnlineEM:
+        if not self._is_fitted():
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit or partial_fit")
+        return self._engine
+
+    @property
+    def components_(self) -> np.ndarray:
+        """beta (K x V, rows sum to 1): the last iterate, or the averaged one with averaging.
+        Read-only; recomputed (O(K V)) once per step when asked."""
+        engine = self._require_fitted()
+        if self._components_cache is None or self._components_cache[0] != engine.step:
+            components = engine.components()
+            components.flags.writeable = False
+            self._components_cache = (engine.step, components)
+        return self._components_cache[1]
+
+    @property
+    def doc_topic_prior_(self) -> np.ndarray:
+        return self._require_fitted().doc_topic_prior()
+
+    @property
+    def n_steps_(self) -> int:
+        return self._require_fitted().step
+
+    @property
+    def n_documents_seen_(self) -> int:
+        return int(self._require_fitted().stats.n_documents)
+
+    def transform(self, X) -> np.ndarray:
+        """Document-topic proportions (D x K, rows sum to 1) by the method's local estimator with
+        the model fixed: the posterior mean of theta (Gibbs) or E_q[theta] (variational). Never
+        changes the model; deterministic (its own random streams, per document index)."""
+        engine = self._require_fitted()
+        counts, _ = _counts_and_vocabulary(X)
+        if counts.shape[1] != engine.n_words:
+            raise ValueError(f"the documents have a vocabulary of {counts.shape[1]} words but the "
+                             f"model has {engine.n_words}")
+        chunk = self.batch_size
+        proportions = np.zeros((counts.shape[0], engine.n_topics))
+        for start in range(0, counts.shape[0], chunk):
+            batch = Minibatch.from_counts(counts[start:start + chunk], first_document=start)
+            proportions[start:start + chunk] = engine.local_posterior(batch).doc_topic()
+        return proportions
+
+    def fit_transform(self, X, y=None) -> np.ndarray:
+        return self.fit(X).transform(X)
+
+    # --- model files ---------------------------------------------------------------------------
+    def _state_arrays(self) -> dict[str, np.ndarray]:
+        return self._require_fitted().state_arrays()
+
+    def _fitted_metadata(self) -> dict:
+        engine = self._require_fitted()
+        return {"method": self.method_.as_dict(), "step": engine.step, "seed": engine.seed}
+
+    def _restore_state(self, arrays: dict[str, np.ndarray], metadata: dict) -> None:
+        fitted = metadata.get("fitted", {})
+        method = Method.from_dict(fitted["method"])
+        self.method = method.name if PRESETS.get(method.name) == method else method
+        self.method_ = resolve_method(method)
+        parts = build_parts(method, self._settings())
+        self._engine = OnlineEM(parts.local, parts.parameters, parts.step_size, parts.alpha_update,
+                                boosted=parts.boosted, averaging=bool(self.averaging),
+                                seed=int(fitted["seed"]))
+        self._engine.restore(arrays, int(fitted["step"]))
+        self.vocabulary_ = arrays["vocabulary"]
+        self._components_cache = None

@@ -1,0 +1,123 @@
+"""The local Gibbs estimator of G-OEM (Dupuy & Bach 2016, Algorithm 2, appendix A.3).
+
+Which samples are averaged, exactly: with P passes and R = max(1, floor(P / 4)), the samples
+z^t of the last R passes (t = P - R + 1, ..., P, 1-based) are *recorded*.
+
+* s1: for every token n, the average over the recorded passes of the full conditional
+  p(z_n = k | z^t_-n, X, beta, alpha) (equation 15) given the complete sample z^t of the other
+  tokens (Algorithm 2, final loop); summed over the tokens of each word.
+* s2: the average over the same recorded samples of
+  digamma(alpha_k + n_dk^t) - digamma(sum_j alpha_j + N_d) (appendix A.3 writes the average over
+  all P samples; we drop the first 3P/4, which depend on the initialisation, as for s1, so that
+  both statistics estimate the posterior expectation from the same burnt-in samples).
+
+Document-topic proportions (`doc_topic`) are the posterior mean E[theta_d | X] estimated the
+same way: (E[n_dk] + alpha_k) / (N_d + sum alpha), E[n_dk] the averaged conditionals.
+
+Boosted use (G-OEM++, section 3.3) calls `GibbsRun.advance` one pass at a time with the updated
+parameters; before the recorded window the current estimate is that of the latest pass alone
+(a single recorded sample), inside the window it is the average over the window so far.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import digamma
+
+from ..kernels.gibbs_estep import gibbs_sweeps
+from .minibatch import Minibatch
+from .stats import MinibatchStats
+
+
+def local_word_weights(weights: np.ndarray) -> np.ndarray:
+    """The U x K weights beta_wk as the kernels take them: float64, C order, and a word whose
+    weights are all zero (never seen by the model) weighted uniformly, carrying no topic
+    information instead of an undefined 0/0 conditional."""
+    weights = np.array(weights, dtype=np.float64, order="C")
+    weights[weights.sum(axis=1) <= 0.0] = 1.0
+    return weights
+
+
+@dataclass(frozen=True)
+class GibbsEstimator:
+    """Algorithm 2 with ``passes`` Gibbs passes per document (P, default 20, as in the paper).
+
+    ``dense_reference`` records the conditionals with the dense per-token kernel (tests only).
+    """
+
+    passes: int = 20
+    dense_reference: bool = False
+
+    name = "gibbs"
+
+    def begin(self, batch: Minibatch, n_topics: int, seed: int, minibatch_index: int) -> "GibbsRun":
+        return GibbsRun(self, batch, n_topics, seed, minibatch_index)
+
+
+class GibbsRun:
+    """The local Gibbs chain of one minibatch, advanced pass by pass."""
+
+    def __init__(self, estimator: GibbsEstimator, batch: Minibatch, n_topics: int, seed: int,
+                 minibatch_index: int):
+        self.estimator = estimator
+        self.batch = batch
+        self.seed = int(seed)
+        self.minibatch_index = int(minibatch_index)
+        self.passes_done = 0
+        self.n_recorded = 0
+        self.token_topic = np.zeros(batch.n_tokens, dtype=np.int64)
+        self.doc_topic_counts = np.zeros((batch.n_documents, n_topics))
+        self.rng_state = np.zeros(batch.n_documents, dtype=np.uint64)
+        self.entry_topic = np.zeros((batch.n_entries, n_topics))
+        self.doc_log_theta = np.zeros((batch.n_documents, n_topics))
+        self.alpha = None
+
+    @property
+    def window_start(self) -> int:
+        """0-based index of the first recorded pass."""
+        passes = self.estimator.passes
+        return passes - max(1, passes // 4)
+
+    def advance(self, weights: np.ndarray, alpha: np.ndarray, n_passes: int) -> None:
+        """Run ``n_passes`` more passes with word weights ``weights`` (U x K, the minibatch's
+        words) and prior ``alpha``."""
+        first = self.passes_done
+        last = first + n_passes
+        if n_passes < 1 or last > self.estimator.passes:
+            raise ValueError(f"cannot run passes {first}..{last - 1} of {self.estimator.passes}")
+        if last <= self.window_start:
+            record_from, reset = last - 1, True
+        else:
+            record_from, reset = self.window_start, first <= self.window_start
+        if reset:
+            self.entry_topic[:] = 0.0
+            self.doc_log_theta[:] = 0.0
+            self.n_recorded = 0
+        alpha = np.ascontiguousarray(alpha, dtype=np.float64)
+        batch = self.batch
+        gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr,
+                     local_word_weights(weights), alpha, digamma(alpha), float(digamma(alpha.sum())),
+                     self.seed, self.minibatch_index, batch.first_document,
+                     first, n_passes, record_from, self.estimator.dense_reference,
+                     self.token_topic, self.doc_topic_counts, self.rng_state,
+                     self.entry_topic, self.doc_log_theta)
+        self.n_recorded += last - max(first, record_from)
+        self.passes_done = last
+        self.alpha = alpha
+
+    def entry_expectations(self) -> np.ndarray:
+        """Expected counts E[sum_n z_nk] per entry (distinct word of a document), entries x K."""
+        return self.entry_topic / self.n_recorded
+
+    def statistics(self) -> MinibatchStats:
+        batch = self.batch
+        return MinibatchStats(batch.words, batch.word_totals(self.entry_topic) / self.n_recorded,
+                              self.doc_log_theta.sum(axis=0) / self.n_recorded,
+                              batch.n_documents, batch.n_words)
+
+    def doc_topic(self) -> np.ndarray:
+        """Posterior mean of theta_d per document, B x K (rows sum to 1)."""
+        expected = self.batch.document_totals(self.entry_topic) / self.n_recorded + self.alpha
+        return expected / expected.sum(axis=1, keepdims=True)

@@ -1,0 +1,69 @@
+"""The local variational estimator of V-OEM (Dupuy & Bach 2016, appendix A.2, equations 11-14).
+
+Each document starts from gamma_k = alpha_k + N_d / K (Blei et al. 2003) and runs P passes of
+(11)-(12); the expected statistics (14) are those of the last pass: s1 from zeta, s2_k =
+digamma(gamma_k) - digamma(sum gamma). Document-topic proportions are E_q[theta_d] =
+gamma / sum gamma. Boosted use (V-OEM++) advances one pass at a time; each pass's (14) is the
+current estimate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..kernels.variational_estep import variational_passes
+from .estep_gibbs import local_word_weights
+from .minibatch import Minibatch
+from .stats import MinibatchStats
+
+
+@dataclass(frozen=True)
+class VariationalEstimator:
+    """Equations 11-12 with ``passes`` passes per document (P, default 20, as in the paper)."""
+
+    passes: int = 20
+
+    name = "variational"
+
+    def begin(self, batch: Minibatch, n_topics: int, seed: int = 0,
+              minibatch_index: int = 0) -> "VariationalRun":
+        return VariationalRun(self, batch, n_topics)
+
+
+class VariationalRun:
+    """The per-document variational parameters gamma of one minibatch, advanced pass by pass."""
+
+    def __init__(self, estimator: VariationalEstimator, batch: Minibatch, n_topics: int):
+        self.estimator = estimator
+        self.batch = batch
+        self.passes_done = 0
+        self.doc_gamma = np.zeros((batch.n_documents, n_topics))
+        self.entry_topic = np.zeros((batch.n_entries, n_topics))
+        self.doc_log_theta = np.zeros((batch.n_documents, n_topics))
+
+    def advance(self, weights: np.ndarray, alpha: np.ndarray, n_passes: int) -> None:
+        last = self.passes_done + n_passes
+        if n_passes < 1 or last > self.estimator.passes:
+            raise ValueError(f"cannot run passes {self.passes_done}..{last - 1} of "
+                             f"{self.estimator.passes}")
+        alpha = np.ascontiguousarray(alpha, dtype=np.float64)
+        if self.passes_done == 0:
+            self.doc_gamma[:] = alpha + (self.batch.document_lengths / alpha.size)[:, None]
+        batch = self.batch
+        variational_passes(batch.doc_ptr, batch.entry_word, batch.entry_count,
+                           local_word_weights(weights), alpha, n_passes,
+                           self.doc_gamma, self.entry_topic, self.doc_log_theta)
+        self.passes_done = last
+
+    def entry_expectations(self) -> np.ndarray:
+        return self.entry_topic
+
+    def statistics(self) -> MinibatchStats:
+        batch = self.batch
+        return MinibatchStats(batch.words, batch.word_totals(self.entry_topic),
+                              self.doc_log_theta.sum(axis=0), batch.n_documents, batch.n_words)
+
+    def doc_topic(self) -> np.ndarray:
+        return self.doc_gamma / self.doc_gamma.sum(axis=1, keepdims=True)

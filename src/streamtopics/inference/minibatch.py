@@ -1,0 +1,86 @@
+"""A minibatch in the layout the E-step kernels take: documents -> entries (distinct words) -> tokens.
+
+Built once per minibatch from a CSR slice of document-word counts. The minibatch's vocabulary
+is reduced to the U distinct words it contains (``words``, sorted global ids), so an E-step
+touches only those U columns of the topic-word statistics.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sp
+
+
+@dataclass(frozen=True)
+class Minibatch:
+    """B documents of a V-word vocabulary.
+
+    ``doc_ptr`` (B+1): entries of document d are ``doc_ptr[d]:doc_ptr[d+1]``; ``entry_word``:
+    each entry's local word id (index into ``words``); ``entry_count``: its count;
+    ``token_ptr`` (B+1): token offsets (documents' lengths accumulated); ``words``: the U
+    distinct global word ids, ascending; ``first_document``: index of the first document in
+    its stream (so a split minibatch draws the same per-document random streams).
+    """
+
+    doc_ptr: np.ndarray
+    entry_word: np.ndarray
+    entry_count: np.ndarray
+    token_ptr: np.ndarray
+    words: np.ndarray
+    n_words: int
+    first_document: int = 0
+
+    @classmethod
+    def from_counts(cls, counts, first_document: int = 0) -> "Minibatch":
+        """From a (B, V) sparse or dense matrix of non-negative integer counts."""
+        counts = sp.csr_matrix(counts)
+        if not counts.has_canonical_format or not np.all(counts.data):
+            counts = counts.copy()  # never modify the caller's matrix
+            counts.sum_duplicates()
+            counts.eliminate_zeros()
+        words, entry_word = np.unique(counts.indices, return_inverse=True)
+        entry_count = counts.data.astype(np.int64)
+        token_ptr = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+        np.cumsum(np.asarray(counts.sum(axis=1), dtype=np.int64).ravel(), out=token_ptr[1:])
+        return cls(doc_ptr=counts.indptr.astype(np.int64), entry_word=entry_word.astype(np.int64).ravel(),
+                   entry_count=entry_count, token_ptr=token_ptr, words=words.astype(np.int64),
+                   n_words=counts.shape[1], first_document=int(first_document))
+
+    @property
+    def n_documents(self) -> int:
+        return self.doc_ptr.size - 1
+
+    @property
+    def n_entries(self) -> int:
+        return self.entry_word.size
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.token_ptr[-1])
+
+    @property
+    def document_lengths(self) -> np.ndarray:
+        return np.diff(self.token_ptr)
+
+    def word_totals(self, entry_topic: np.ndarray) -> np.ndarray:
+        """Sum an (entries x K) array over the entries of each local word: (U x K)."""
+        return np.asarray(self._word_indicator @ entry_topic)
+
+    def document_totals(self, entry_topic: np.ndarray) -> np.ndarray:
+        """Sum an (entries x K) array over the entries of each document: (B x K)."""
+        return np.asarray(self._document_indicator @ entry_topic)
+
+    @cached_property
+    def _word_indicator(self) -> sp.csr_matrix:
+        """U x entries 0/1 matrix: entry j belongs to local word entry_word[j]."""
+        return sp.csr_matrix((np.ones(self.n_entries), (self.entry_word, np.arange(self.n_entries))),
+                             shape=(self.words.size, self.n_entries))
+
+    @cached_property
+    def _document_indicator(self) -> sp.csr_matrix:
+        """B x entries 0/1 matrix: entry j belongs to its document."""
+        return sp.csr_matrix((np.ones(self.n_entries), np.arange(self.n_entries), self.doc_ptr),
+                             shape=(self.n_documents, self.n_entries))

@@ -1,0 +1,42 @@
+"""Step sizes rho_i of online EM (equation 3), as small value objects.
+
+Both take the 1-based step index i, the documents of the minibatch and the documents blended
+before it; `PolynomialDecay` ignores the counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PolynomialDecay:
+    """rho_i = (offset + i)^(-decay), decay (kappa) in (0, 1], offset (tau0) >= 0.
+
+    The paper's choice is offset 0, decay 1/2 (Dupuy & Bach 2016, section 5.1 and appendix B.2);
+    with offset 0 the first step is rho_1 = 1, which discards the initial statistics s_0.
+    """
+
+    offset: float = 0.0
+    decay: float = 0.5
+
+    def __post_init__(self):
+        if not 0.0 < self.decay <= 1.0:
+            raise ValueError(f"step decay (kappa) must lie in (0, 1], got {self.decay!r}")
+        if not self.offset >= 0.0:
+            raise ValueError(f"step offset (tau0) must be >= 0, got {self.offset!r}")
+
+    def __call__(self, step: int, batch_documents: float = 0.0, seen_documents: float = 0.0) -> float:
+        return float((self.offset + step) ** -self.decay)
+
+
+@dataclass(frozen=True)
+class Incremental:
+    """rho_i = B_i / (B_1 + ... + B_i): s_i is the plain average of every document's expected
+    statistics (incremental EM, Neal & Hinton 1998; "1/i" of section 2.2 when minibatches have
+    equal sizes, exact for a short last minibatch). SVB, SPLDA and SGS use it (thesis, Table 4)."""
+
+    def __call__(self, step: int, batch_documents: float = 0.0, seen_documents: float = 0.0) -> float:
+        if batch_documents <= 0:
+            return 1.0 / step
+        return float(batch_documents / (seen_documents + batch_documents))

@@ -1,0 +1,237 @@
+"""Sufficient statistics of LDA as an exponential family (Dupuy & Bach 2016, equation 6).
+
+s = (s1, s2): s1 (K x V) expected topic-word counts, s1_kv = E[sum_n z_nk x_nv]; s2 (K) expected
+log topic proportions, s2_k = E[log theta_k]. Two values:
+
+* `MinibatchStats`: the per-document expectations of one minibatch, *summed* over its documents,
+  on the minibatch's own U words. Merging two is exact (a split minibatch merges to the unsplit).
+* `SufficientStats`: the running statistics s_i of online EM, blended by equation 3. s1 is stored
+  word-major (V x K) as ``scale * raw`` with a lazy scale factor and incrementally kept row sums
+  (``topic_totals``), so a blend costs O(U K) for the U words of the minibatch, not O(V K).
+
+`IterateAverage` keeps the Polyak-Ruppert average of the parameter iterates (Algorithm 1,
+output eta_bar_N) with the same laziness.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import digamma
+
+# When the lazy scale of s1 falls below this, it is folded into the stored values.
+_SMALLEST_SCALE = 1e-150
+
+
+@dataclass
+class MinibatchStats:
+    """Expected sufficient statistics (equation 6) summed over the documents of a minibatch.
+
+    ``words``: the U distinct global word ids (ascending); ``word_topic`` (U x K): sum over
+    documents of E[s1] restricted to those words; ``log_theta`` (K): sum over documents of
+    E[log theta_k]; ``n_documents``: how many documents were summed; ``n_words``: V.
+    """
+
+    words: np.ndarray
+    word_topic: np.ndarray
+    log_theta: np.ndarray
+    n_documents: int
+    n_words: int
+
+    @property
+    def n_topics(self) -> int:
+        return self.log_theta.size
+
+    def merge(self, other: "MinibatchStats") -> "MinibatchStats":
+        """The statistics of the union of both minibatches' documents (exact: sums)."""
+        if other.n_words != self.n_words or other.n_topics != self.n_topics:
+            raise ValueError("cannot merge statistics of different vocabularies or topic counts")
+        words = np.union1d(self.words, other.words)
+        word_topic = np.zeros((words.size, self.n_topics))
+        word_topic[np.searchsorted(words, self.words)] += self.word_topic
+        word_topic[np.searchsorted(words, other.words)] += other.word_topic
+        return MinibatchStats(words, word_topic, self.log_theta + other.log_theta,
+                              self.n_documents + other.n_documents, self.n_words)
+
+    def topic_word(self) -> np.ndarray:
+        """Dense K x V s1 (summed over documents)."""
+        dense = np.zeros((self.n_topics, self.n_words))
+        dense[:, self.words] = self.word_topic.T
+        return dense
+
+
+@dataclass
+class _Checkpoint:
+    words: np.ndarray
+    rows: np.ndarray
+    scale: float
+    topic_totals: np.ndarray
+    log_theta: np.ndarray
+    n_documents: float
+
+
+class SufficientStats:
+    """The running statistics s_i = (s1, s2) of online EM.
+
+    ``raw`` (V x K) with ``scale``: s1[k, v] = scale * raw[v, k]; ``topic_totals`` (K):
+    sum_v s1[k, v]; ``log_theta`` (K): s2; ``n_documents``: documents blended in so far.
+    """
+
+    def __init__(self, raw: np.ndarray, log_theta: np.ndarray, scale: float = 1.0,
+                 topic_totals: np.ndarray | None = None, n_documents: float = 0.0):
+        self.raw = np.ascontiguousarray(raw, dtype=np.float64)
+        self.log_theta = np.asarray(log_theta, dtype=np.float64).copy()
+        self.scale = float(scale)
+        self.topic_totals = (scale * self.raw.sum(axis=0) if topic_totals is None
+                             else np.asarray(topic_totals, dtype=np.float64).copy())
+        self.n_documents = float(n_documents)
+
+    @classmethod
+    def from_parameters(cls, beta: np.ndarray, alpha: np.ndarray, document_length: float):
+        """s_0 consistent with (beta, alpha): s1 = L beta (the counts of an average document of
+        length L, row sums L), s2 = digamma(alpha) - digamma(sum alpha), so that the M-step maps
+        s_0 back to (beta, alpha) (appendix A.1)."""
+        alpha = np.asarray(alpha, dtype=np.float64)
+        return cls(document_length * np.asarray(beta, dtype=np.float64).T,
+                   digamma(alpha) - digamma(alpha.sum()))
+
+    @property
+    def n_topics(self) -> int:
+        return self.raw.shape[1]
+
+    @property
+    def n_words(self) -> int:
+        return self.raw.shape[0]
+
+    def copy(self) -> "SufficientStats":
+        return SufficientStats(self.raw.copy(), self.log_theta, self.scale, self.topic_totals,
+                               self.n_documents)
+
+    def topic_word(self) -> np.ndarray:
+        """Dense s1, K x V (O(K V): for inspection and tests)."""
+        return self.scale * self.raw.T
+
+    def word_topic(self, words: np.ndarray) -> np.ndarray:
+        """s1 for the given words, U x K."""
+        return self.scale * self.raw[words]
+
+    def blend(self, rho: float, minibatch: MinibatchStats) -> None:
+        """Equation 3: s_i = (1 - rho) s_{i-1} + rho * (average over the minibatch's documents of
+        the expected sufficient statistics), in place, in O(U K).
+
+        rho = 1 (the first step of a 1/i^kappa schedule) discards s_{i-1} entirely.
+        """
+        if not 0.0 < rho <= 1.0:
+            raise ValueError(f"step size must lie in (0, 1], got {rho}")
+        if minibatch.n_documents < 1:
+            raise ValueError("cannot blend the statistics of an empty minibatch")
+        mean_word_topic = minibatch.word_topic / minibatch.n_documents
+        if rho >= 1.0:
+            self.raw[:] = 0.0
+            self.scale = 1.0
+            self.topic_totals[:] = 0.0
+            self.log_theta[:] = 0.0
+        else:
+            self.scale *= 1.0 - rho
+            self.topic_totals *= 1.0 - rho
+            self.log_theta *= 1.0 - rho
+        self.raw[minibatch.words] += (rho / self.scale) * mean_word_topic
+        self.topic_totals += rho * mean_word_topic.sum(axis=0)
+        self.log_theta += rho * (minibatch.log_theta / minibatch.n_documents)
+        self.n_documents += minibatch.n_documents
+
+    def checkpoint(self, words: np.ndarray) -> _Checkpoint:
+        """What a blend touching ``words`` changes, so `restore` can undo it (boosted ++)."""
+        return _Checkpoint(words, self.raw[words].copy(), self.scale, self.topic_totals.copy(),
+                           self.log_theta.copy(), self.n_documents)
+
+    def restore(self, checkpoint: _Checkpoint) -> None:
+        """Undo blends made since ``checkpoint`` that touched only its words (a blend with
+        rho = 1 overwrites every word anyway, so restoring its words is enough before redoing it)."""
+        self.raw[checkpoint.words] = checkpoint.rows
+        self.scale = checkpoint.scale
+        self.topic_totals[:] = checkpoint.topic_totals
+        self.log_theta[:] = checkpoint.log_theta
+        self.n_documents = checkpoint.n_documents
+
+    @property
+    def needs_compaction(self) -> bool:
+        return self.scale < _SMALLEST_SCALE
+
+    def compact(self) -> None:
+        """Fold the lazy scale into the stored values (O(K V), once in many steps) and recompute
+        the row sums exactly."""
+        self.raw *= self.scale
+        self.scale = 1.0
+        self.topic_totals = self.raw.sum(axis=0)
+
+
+class IterateAverage:
+    """Polyak-Ruppert average of the iterates (Algorithm 1, eta_bar_N = (1/N) sum_i eta_i).
+
+    The averaged topic-word parameter must be row-affine in the stored statistics:
+    component[k, v] = offset_k + factor_k * raw[v, k] (true of beta = s1 / row sums, and of
+    E_q[beta] for a Dirichlet lambda = eta + D s1). Per iterate only the K-vectors offset and
+    factor are summed; a column's pending contribution raw[v] * (sum of factors since it last
+    changed) is settled when it is about to change, so a step costs O(U K).
+    """
+
+    def __init__(self, n_words: int, n_topics: int):
+        self.offset_sum = np.zeros(n_topics)
+        self.factor_sum = np.zeros(n_topics)
+        self.settled = np.zeros((n_words, n_topics))
+        self.factor_mark = np.zeros((n_words, n_topics))
+        self.alpha_sum = np.zeros(n_topics)
+        self.count = 0
+
+    def settle(self, stats: SufficientStats, words: np.ndarray | None = None) -> None:
+        """Call before the stored values of ``words`` (all words if None) change."""
+        index = slice(None) if words is None else words
+        self.settled[index] += stats.raw[index] * (self.factor_sum - self.factor_mark[index])
+        self.factor_mark[index] = self.factor_sum
+
+    def record(self, offset: np.ndarray, factor: np.ndarray, alpha: np.ndarray) -> None:
+        """Add iterate i, given by its row-affine form and its alpha."""
+        self.offset_sum += offset
+        self.factor_sum += factor
+        self.alpha_sum += alpha
+        self.count += 1
+
+    def topic_word(self, stats: SufficientStats, words: np.ndarray | None = None) -> np.ndarray:
+        """The averaged topic-word parameter, K x V (K x U for the given ``words``)."""
+        index = slice(None) if words is None else words
+        pending = stats.raw[index] * (self.factor_sum - self.factor_mark[index])
+        return ((self.settled[index] + pending).T + self.offset_sum[:, None]) / self.count
+
+    def alpha(self) -> np.ndarray:
+        return self.alpha_sum / self.count
+
+    def state_arrays(self) -> dict[str, np.ndarray]:
+        return {"average_offset_sum": self.offset_sum, "average_factor_sum": self.factor_sum,
+                "average_settled": self.settled, "average_factor_mark": self.factor_mark,
+                "average_alpha_sum": self.alpha_sum, "average_count": np.array(self.count)}
+
+    @classmethod
+    def from_state_arrays(cls, arrays: dict[str, np.ndarray]) -> "IterateAverage":
+        average = cls(*arrays["average_settled"].shape)
+        average.offset_sum = np.array(arrays["average_offset_sum"], dtype=np.float64)
+        average.factor_sum = np.array(arrays["average_factor_sum"], dtype=np.float64)
+        average.settled = np.array(arrays["average_settled"], dtype=np.float64)
+        average.factor_mark = np.array(arrays["average_factor_mark"], dtype=np.float64)
+        average.alpha_sum = np.array(arrays["average_alpha_sum"], dtype=np.float64)
+        average.count = int(arrays["average_count"])
+        return average
+
+
+def stats_state_arrays(stats: SufficientStats) -> dict[str, np.ndarray]:
+    """The arrays that reproduce ``stats`` exactly (for model files)."""
+    return {"stats_raw": stats.raw, "stats_log_theta": stats.log_theta,
+            "stats_topic_totals": stats.topic_totals,
+            "stats_scale": np.array(stats.scale), "stats_n_documents": np.array(stats.n_documents)}
+
+
+def stats_from_state_arrays(arrays: dict[str, np.ndarray]) -> SufficientStats:
+    return SufficientStats(arrays["stats_raw"], arrays["stats_log_theta"],
+                           float(arrays["stats_scale"]), arrays["stats_topic_totals"],
+                           float(arrays["stats_n_documents"]))

@@ -1,0 +1,111 @@
+"""`streamtopics fit`, `topics` and `transform` end to end on a small corpus directory."""
+
+import json
+
+import numpy as np
+import pytest
+
+from streamtopics.cli.main import main
+from streamtopics.corpus.synthetic import generate_synthetic
+from streamtopics.estimators import OnlineLDA
+from streamtopics.persistence import load_model
+
+
+def write_docword(path, counts):
+    counts = counts.tocoo()
+    order = np.lexsort((counts.col, counts.row))
+    lines = [str(counts.shape[0]), str(counts.shape[1]), str(counts.nnz)]
+    lines += [f"{r + 1} {c + 1} {v}" for r, c, v in zip(counts.row[order], counts.col[order], counts.data[order])]
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.fixture(scope="module")
+def corpus_dir(tmp_path_factory):
+    corpus, _ = generate_synthetic(n_topics=3, n_words=30, n_documents=260, mean_length=25, seed=3)
+    train, test = corpus[:220], corpus[220:]
+    directory = tmp_path_factory.mktemp("corpus")
+    (directory / "vocab.txt").write_text("\n".join(f"word{i}" for i in range(30)) + "\n")
+    write_docword(directory / "train.docword.txt", train.counts)
+    write_docword(directory / "test.docword.txt", test.counts)
+    return directory, test
+
+
+def run_json(capsys, argv):
+    code = main(argv + ["--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return json.loads(captured.out)
+
+
+@pytest.mark.parametrize("method", ["g-oem", "v-oem++"])
+def test_fit_topics_transform(tmp_path, capsys, corpus_dir, method):
+    directory, test = corpus_dir
+    model_path = tmp_path / "model.npz"
+    fitted = run_json(capsys, ["fit", str(directory), "-k", "3", "--method", method, "--batch-size", "50",
+                               "--local-passes", "6", "--passes", "2", "--seed", "1", "--threads", "1",
+                               "-o", str(model_path)])
+    assert fitted["documents"] == 440 and fitted["steps"] == 10 and fitted["documents_per_second"] > 0
+    arrays, metadata = load_model(model_path)
+    assert metadata["parameters"]["method"] == method and arrays["beta"].shape == (3, 30)
+    assert arrays["vocabulary"][0] == "word0"
+
+    topics = run_json(capsys, ["topics", str(model_path), "-n", "4"])
+    assert topics["n_topics"] == 3 and all(len(t["words"]) == 4 for t in topics["topics"])
+    assert all(t["words"][0].startswith("word") for t in topics["topics"])
+
+    transformed = run_json(capsys, ["transform", str(model_path), str(directory)])
+    proportions = np.array(transformed["doc_topic"])
+    assert proportions.shape == (40, 3)
+    np.testing.assert_allclose(proportions.sum(axis=1), 1.0)
+    np.testing.assert_allclose(proportions, OnlineLDA.load(model_path).transform(test.counts), rtol=1e-12)
+
+    assert main(["topics", str(model_path)]) == 0
+    assert "alpha=" in capsys.readouterr().out
+
+
+def test_same_seed_same_model(tmp_path, capsys, corpus_dir):
+    directory, _ = corpus_dir
+    betas = []
+    for name in ("a.npz", "b.npz"):
+        run_json(capsys, ["fit", str(directory), "-k", "2", "--local-passes", "4", "--seed", "7",
+                          "-o", str(tmp_path / name)])
+        betas.append(load_model(tmp_path / name)[0]["beta"])
+    np.testing.assert_array_equal(*betas)
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["fit", "{missing}", "-k", "2", "-o", "{out}"], "no such"),
+    (["fit", "{dir}", "-k", "0", "-o", "{out}"], "n_topics"),
+    (["fit", "{dir}", "-k", "2", "--step-decay", "1.5", "-o", "{out}"], "kappa"),
+    (["transform", "{missing}", "{dir}"], "no such model file"),
+])
+def test_errors_are_one_line_and_exit_2(tmp_path, capsys, corpus_dir, argv, message):
+    directory, _ = corpus_dir
+    values = {"missing": str(tmp_path / "missing"), "out": str(tmp_path / "m.npz"), "dir": str(directory)}
+    code = main([part.format(**values) for part in argv])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert message in err[-1] and "Traceback" not in "\n".join(err)
+
+
+@pytest.mark.parametrize("method", ["cgs", "cvb0"])
+def test_fit_batch_methods_recover_planted_topics(tmp_path, capsys, method):
+    """``fit --method cgs|cvb0`` trains the batch samplers; the model file then works with
+    ``topics``, ``transform`` and ``evaluate`` like any other, and its topics match the truth."""
+    from streamtopics.corpus.writer import write_synthetic_corpus
+    from streamtopics.evaluation import distance_to_truth
+    from streamtopics.persistence import load_topic_parameters
+
+    directory = tmp_path / "corpus"
+    write_synthetic_corpus(directory, n_topics=3, n_words=60, n_documents=600, n_test=50,
+                           mean_length=50, alpha=0.2, topic_concentration=0.1, seed=4)
+    model_path = tmp_path / f"{method}.stm"
+    fitted = run_json(capsys, ["fit", str(directory), "-k", "3", "--method", method,
+                               "--iterations", "80", "--burn-in", "40", "--lag", "5",
+                               "--samples", "4", "--seed", "2", "-o", str(model_path)])
+    assert fitted["documents"] == 600
+    beta, _, _ = load_topic_parameters(model_path)
+    truth, _, _ = load_topic_parameters(directory / "truth.npz")
+    assert distance_to_truth(beta, truth) < 0.08
+    transformed = run_json(capsys, ["transform", str(model_path), str(directory), "--split", "test"])
+    assert len(transformed["doc_topic"]) == 50

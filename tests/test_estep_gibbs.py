@@ -1,0 +1,177 @@
+"""The local Gibbs E-step of G-OEM (Algorithm 2): kernel == NumPy twin, factorised == dense
+recording, thread-count independence, and the expectations against exact enumeration."""
+
+import itertools
+
+import naive
+import numba
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.special import digamma, gammaln
+
+from streamtopics.inference.estep_gibbs import GibbsEstimator
+from streamtopics.inference.minibatch import Minibatch
+from streamtopics.kernels.gibbs_estep import _sample_topic, gibbs_sweeps
+
+
+def random_minibatch(rng, n_docs, n_words, mean_length=6, empty=(1,)):
+    lengths = rng.poisson(mean_length, n_docs)
+    lengths[list(empty)] = 0
+    rows = [np.bincount(rng.integers(0, n_words, n), minlength=n_words) for n in lengths]
+    return Minibatch.from_counts(sp.csr_matrix(np.array(rows)))
+
+
+def run_kernel(batch, weights, alpha, passes, record_from, dense=False, seed=7, minibatch=3):
+    n_topics = alpha.size
+    state = dict(token_topic=np.zeros(batch.n_tokens, dtype=np.int64),
+                 doc_topic_counts=np.zeros((batch.n_documents, n_topics)),
+                 rng_state=np.zeros(batch.n_documents, dtype=np.uint64),
+                 entry_topic=np.zeros((batch.n_entries, n_topics)),
+                 doc_log_theta=np.zeros((batch.n_documents, n_topics)))
+    gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr, weights, alpha,
+                 digamma(alpha), float(digamma(alpha.sum())), seed, minibatch, batch.first_document,
+                 0, passes, record_from, dense, state["token_topic"], state["doc_topic_counts"],
+                 state["rng_state"], state["entry_topic"], state["doc_log_theta"])
+    return state
+
+
+@pytest.mark.parametrize("n_topics", [1, 3, 8, 13])
+def test_sample_topic_matches_twin_and_distribution(n_topics):
+    rng = np.random.default_rng(n_topics)
+    probabilities = rng.random(n_topics) * (rng.random(n_topics) < 0.7)
+    probabilities[rng.integers(n_topics)] += 0.1
+    padded = np.zeros(-(-n_topics // 8) * 8)
+    padded[:n_topics] = probabilities
+    chunk_sums = np.empty(padded.size // 8)
+    uniforms = np.concatenate([[0.0, 1.0 - 2.0**-53], rng.random(4000)])
+    draws = np.array([_sample_topic(padded, chunk_sums, chunk_sums.size, u) for u in uniforms])
+    assert all(d == naive.gibbs_estep_sample_topic(probabilities, u) for d, u in zip(draws, uniforms))
+    assert np.all(probabilities[draws] > 0)
+    frequencies = np.bincount(draws[2:], minlength=n_topics) / (uniforms.size - 2)
+    expected = probabilities / probabilities.sum()
+    assert np.all(np.abs(frequencies - expected) <= 5 * np.sqrt(expected * (1 - expected) / 4000) + 1e-12)
+
+
+@pytest.mark.parametrize("n_topics", [1, 11])
+def test_kernel_matches_numpy_twin(n_topics):
+    rng = np.random.default_rng(0)
+    batch = random_minibatch(rng, n_docs=5, n_words=9)
+    weights = rng.random((batch.words.size, n_topics))
+    alpha = rng.uniform(0.05, 1.0, n_topics)
+    state = run_kernel(batch, weights, alpha, passes=8, record_from=6)
+    twin = naive.gibbs_estep_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, weights,
+                                    alpha, 7, 3, 0, 8, 6)
+    np.testing.assert_array_equal(state["token_topic"], twin[0])
+    np.testing.assert_array_equal(state["doc_topic_counts"], twin[1])
+    np.testing.assert_allclose(state["entry_topic"], twin[2], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(state["doc_log_theta"], twin[3], rtol=1e-12, atol=1e-12)
+    # every recorded pass adds one probability distribution per token
+    np.testing.assert_allclose(state["entry_topic"].sum(axis=1), 2 * batch.entry_count)
+
+
+def test_factorised_recording_matches_dense_reference():
+    rng = np.random.default_rng(1)
+    batch = random_minibatch(rng, n_docs=20, n_words=6, mean_length=15)
+    weights = rng.random((batch.words.size, 13))
+    alpha = np.full(13, 0.05)
+    fast = run_kernel(batch, weights, alpha, passes=12, record_from=0)
+    dense = run_kernel(batch, weights, alpha, passes=12, record_from=0, dense=True)
+    np.testing.assert_array_equal(fast["token_topic"], dense["token_topic"])
+    np.testing.assert_allclose(fast["entry_topic"], dense["entry_topic"], rtol=1e-10, atol=1e-12)
+
+
+def test_same_result_for_one_and_two_threads():
+    rng = np.random.default_rng(2)
+    batch = random_minibatch(rng, n_docs=40, n_words=30, mean_length=20)
+    weights = rng.random((batch.words.size, 10))
+    alpha = np.full(10, 0.1)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = run_kernel(batch, weights, alpha, passes=6, record_from=4)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = run_kernel(batch, weights, alpha, passes=6, record_from=4)
+    finally:
+        numba.set_num_threads(before)
+    for name in one:
+        np.testing.assert_array_equal(one[name], two[name])
+
+
+def test_advancing_pass_by_pass_equals_one_run():
+    """With the parameters unchanged, the boosted schedule of calls gives the plain result."""
+    rng = np.random.default_rng(3)
+    batch = random_minibatch(rng, n_docs=6, n_words=8)
+    weights = rng.random((batch.words.size, 4))
+    alpha = np.full(4, 0.3)
+    estimator = GibbsEstimator(passes=10)
+    whole = estimator.begin(batch, 4, seed=5, minibatch_index=2)
+    whole.advance(weights, alpha, 10)
+    stepped = estimator.begin(batch, 4, seed=5, minibatch_index=2)
+    for _ in range(10):
+        stepped.advance(weights, alpha, 1)
+    assert stepped.n_recorded == whole.n_recorded == 2
+    np.testing.assert_array_equal(stepped.token_topic, whole.token_topic)
+    np.testing.assert_allclose(stepped.statistics().word_topic, whole.statistics().word_topic, rtol=1e-14)
+    np.testing.assert_allclose(stepped.statistics().log_theta, whole.statistics().log_theta, rtol=1e-14)
+
+
+def exact_expectations(beta, alpha, words):
+    """E[s1] (K x V) and E[s2] (K) under p(z | X, beta, alpha) by enumerating every assignment,
+    with the Dirichlet-multinomial p(z | alpha) in closed form (appendix A.3)."""
+    n_topics, n_words = beta.shape
+    weights, s1, s2 = [], [], []
+    for z in itertools.product(range(n_topics), repeat=len(words)):
+        counts = np.bincount(z, minlength=n_topics)
+        log_p = (np.log(beta[list(z), words]).sum() + gammaln(alpha + counts).sum()
+                 - gammaln(alpha).sum() + gammaln(alpha.sum()) - gammaln(alpha.sum() + len(words)))
+        topic_word = np.zeros((n_topics, n_words))
+        np.add.at(topic_word, (list(z), words), 1.0)
+        weights.append(log_p)
+        s1.append(topic_word)
+        s2.append(digamma(alpha + counts) - digamma(alpha.sum() + len(words)))
+    weights = np.exp(np.array(weights) - max(weights))
+    weights /= weights.sum()
+    return np.tensordot(weights, np.array(s1), 1), weights @ np.array(s2)
+
+
+def test_expectations_match_exact_enumeration():
+    """Tiny model (V = 5, K = 2, documents of <= 5 tokens): the per-document estimates of
+    Algorithm 2 (P = 20) averaged over 3000 independent chains equal the exact posterior
+    expectations within 5 Monte Carlo standard errors."""
+    beta = np.array([[0.5, 0.3, 0.1, 0.05, 0.05], [0.05, 0.1, 0.15, 0.3, 0.4]])
+    alpha = np.array([0.3, 0.6])
+    documents = [[0, 0, 4], [0, 1, 3, 4, 4], [2, 2, 1, 3]]
+    copies = 3000
+    counts = np.array([np.bincount(doc, minlength=5) for doc in documents for _ in range(copies)])
+    batch = Minibatch.from_counts(sp.csr_matrix(counts))
+    run = GibbsEstimator(passes=20).begin(batch, 2, seed=11, minibatch_index=0)
+    run.advance(beta[:, batch.words].T, alpha, 20)
+    entry = run.entry_expectations()
+    log_theta = run.doc_log_theta / run.n_recorded
+    for i, doc in enumerate(documents):
+        rows = range(i * copies, (i + 1) * copies)
+        per_doc_s1 = np.zeros((copies, 2, 5))
+        for c, d in enumerate(rows):
+            for j in range(batch.doc_ptr[d], batch.doc_ptr[d + 1]):
+                per_doc_s1[c, :, batch.words[batch.entry_word[j]]] = entry[j]
+        exact_s1, exact_s2 = exact_expectations(beta, alpha, np.array(doc))
+        for estimates, exact in ((per_doc_s1, exact_s1), (log_theta[list(rows)], exact_s2)):
+            error = np.abs(estimates.mean(axis=0) - exact)
+            standard_error = estimates.std(axis=0) / np.sqrt(copies)
+            assert np.all(error <= 5 * standard_error + 1e-9), (doc, error, standard_error)
+        # s1 rows sum to each word's count: nothing lost
+        np.testing.assert_allclose(per_doc_s1.sum(axis=1), np.tile(np.bincount(doc, minlength=5), (copies, 1)))
+
+
+def test_corner_cases_empty_document_single_word_unseen_word():
+    batch = Minibatch.from_counts(sp.csr_matrix(np.array([[0], [3], [0]])))
+    run = GibbsEstimator(passes=4).begin(batch, 3, seed=0, minibatch_index=0)
+    alpha = np.array([0.1, 0.2, 0.3])
+    run.advance(np.zeros((1, 3)), alpha, 4)  # an all-zero word column is weighted uniformly
+    stats = run.statistics()
+    assert stats.word_topic.shape == (1, 3) and np.isclose(stats.word_topic.sum(), 3.0)
+    prior_log_theta = digamma(alpha) - digamma(alpha.sum())
+    np.testing.assert_allclose(run.doc_log_theta[0] / run.n_recorded, prior_log_theta, rtol=1e-12)
+    np.testing.assert_allclose(run.doc_topic()[0], alpha / alpha.sum())
+    np.testing.assert_allclose(run.doc_topic().sum(axis=1), 1.0)
