@@ -7,6 +7,7 @@ machine-readable result on stdout. Exit codes: 0 success, 2 bad input or usage.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from .._version import __version__
@@ -38,6 +39,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader (e.g. `head`) closed stdout: stop quietly, as Unix tools do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":
