@@ -67,3 +67,8 @@ def test_synthetic_corpus_follows_its_truth():
     observed = np.asarray(corpus.counts.sum(axis=0)).ravel()
     assert np.abs(observed - expected).max() < 5 * np.sqrt(expected.max()) + 5
     assert truth.beta.shape == (4, 30) and truth.theta.shape == (2000, 4)
+
+
+def test_counts_beyond_int64_are_rejected_not_wrapped():
+    with pytest.raises(InputError, match="2\\^62"):
+        Corpus(sp.csr_matrix(np.array([[1e19, 1.0]])))

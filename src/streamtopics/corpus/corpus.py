@@ -90,6 +90,8 @@ def _as_counts(counts) -> sp.csr_matrix:
         rounded = np.rint(matrix.data)
         if not np.array_equal(rounded, matrix.data):
             raise InputError("document-word counts must be whole numbers")
+        if np.abs(rounded).max() >= 2.0**62:
+            raise InputError("document-word counts must be below 2^62")
         matrix.data = rounded
     matrix.data = matrix.data.astype(np.int64, copy=False)
     if matrix.nnz and matrix.data.min() < 0:

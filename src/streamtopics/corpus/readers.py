@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import io
 import json
 import os
 import re
@@ -186,7 +187,9 @@ def _parse_integer_block(block: bytes, first_line: int, path, expected: str
         raise InputError(f"expected {expected}, found {problem}: {_show(raw)}",
                          path, first_line + line_index)
     fields = np.bincount(np.searchsorted(newlines, starts), minlength=newlines.size)
-    values = np.fromstring(block, dtype=np.int64, sep=" ")
+    # (np.fromstring reads a block of blank lines as one 0: it must not see one)
+    values = (np.fromstring(block, dtype=np.int64, sep=" ") if starts.size
+              else np.zeros(0, dtype=np.int64))
     return values, fields, newlines
 
 
@@ -206,6 +209,9 @@ def _read_docword_header(reading: _Reading) -> tuple[int, int, int]:
         if not raw:
             raise InputError(f"the header ends early: line {line} should hold {name}",
                              reading.path, line)
+        if len(raw) == 256 and not raw.endswith(b"\n"):  # else the rest would pass for the next line
+            raise InputError(f"header line {line} is longer than 255 characters, it should hold "
+                             f"{name}", reading.path, line)
         if not re.fullmatch(rb"\s*\d{1,18}\s*", raw):
             problem = "binary data" if _looks_binary(raw) else _show(raw)
             raise InputError(f"header line {line} must hold {name} as one non-negative "
@@ -376,6 +382,20 @@ def _find(directory: Path, name: str) -> Path | None:
     return None
 
 
+def _parse_json(text: str, path, line: int):
+    """One JSON value. Bad syntax, a number of more than 4300 digits (Python's int limit) and
+    nesting deeper than the recursion limit are all an `InputError` at ``line``."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        problem = "empty line" if not text.strip() else f"{error.msg} at column {error.colno}"
+    except ValueError:
+        problem = "a number too long to convert"
+    except RecursionError:
+        problem = "nested too deeply"
+    raise InputError(f"not valid JSON ({problem})", path, line)
+
+
 def _json_lines(path, report: ReadReport) -> Iterator[tuple[int, object]]:
     """(line number, parsed value) for each line of a JSON-lines file; blank lines are errors."""
     with _Reading(path) as reading:
@@ -385,11 +405,7 @@ def _json_lines(path, report: ReadReport) -> Iterator[tuple[int, object]]:
             text = _decode(raw, report, path, line)
             if line == 1:
                 text = text.lstrip("\ufeff")
-            try:
-                yield line, json.loads(text)
-            except json.JSONDecodeError as error:
-                problem = "empty line" if not text.strip() else f"{error.msg} at column {error.colno}"
-                raise InputError(f"not valid JSON ({problem})", path, line) from None
+            yield line, _parse_json(text, path, line)
 
 
 def read_token_lines(path, n_words: int, report: ReadReport | None = None) -> list[np.ndarray]:
@@ -399,11 +415,10 @@ def read_token_lines(path, n_words: int, report: ReadReport | None = None) -> li
     for line, value in _json_lines(path, report):
         if not isinstance(value, list) or not all(type(v) is int for v in value):
             raise InputError("expected a JSON list of integer word ids", path, line)
-        ids = np.array(value, dtype=np.int64)
-        if ids.size and (ids.min() < 0 or ids.max() >= n_words):
-            bad = ids[(ids < 0) | (ids >= n_words)][0]
+        if value and (min(value) < 0 or max(value) >= n_words):  # checked before int64 conversion
+            bad = next(v for v in value if not 0 <= v < n_words)
             raise InputError(f"word id {bad} is outside 0..{n_words - 1}", path, line)
-        tokens.append(ids)
+        tokens.append(np.array(value, dtype=np.int64))
     return tokens
 
 
@@ -476,15 +491,22 @@ _COLON_TO_SPACE = bytes.maketrans(b":", b" ")
 def _ldac_block(block: bytes, first_line: int, path) -> tuple[np.ndarray, np.ndarray]:
     """(pairs n x 2 of word id, count; pairs per line) of a block of LDA-C lines."""
     buf = np.frombuffer(block, dtype=np.uint8)
-    values, fields, newlines = _parse_integer_block(block.translate(_COLON_TO_SPACE),
-                                                    first_line, path, _LDAC)
-    colons = np.bincount(np.searchsorted(newlines, np.flatnonzero(buf == ord(":"))),
-                         minlength=newlines.size)
+    spaced = block.translate(_COLON_TO_SPACE)
+    values, fields, newlines = _parse_integer_block(spaced, first_line, path, _LDAC)
+    colon_at = np.flatnonzero(buf == ord(":"))
+    colon_line = np.searchsorted(newlines, colon_at)
+    colons = np.bincount(colon_line, minlength=newlines.size)
     line_offsets = np.concatenate(([0], np.cumsum(fields)[:-1]))
+    # A colon must join a word id (field 1, 3, 5, ... of its line) to its count, without spaces.
+    space = _SPACE[np.frombuffer(spaced, dtype=np.uint8)]
+    starts = np.flatnonzero(~space & np.concatenate(([True], space[:-1])))
+    field_before = np.searchsorted(starts, colon_at) - 1 - line_offsets[colon_line]
+    joined = _DIGIT[buf[colon_at - 1]] & _DIGIT[buf[colon_at + 1]]  # a block ends with a newline
+    misplaced = np.bincount(colon_line[~joined | (field_before % 2 == 0)], minlength=newlines.size)
     n_pairs = np.full(newlines.size, -1, dtype=np.int64)
     filled = fields > 0
     n_pairs[filled] = values[line_offsets[filled]]
-    bad = np.flatnonzero(~filled | (fields != 1 + 2 * n_pairs) | (colons != n_pairs))
+    bad = np.flatnonzero(~filled | (fields != 1 + 2 * n_pairs) | (colons != n_pairs) | (misplaced > 0))
     if bad.size:
         index = int(bad[0])
         problem = ("an empty line (an empty document is written '0')" if fields[index] == 0
@@ -545,6 +567,10 @@ def from_sparse(matrix, vocabulary=None, source: str = "sparse matrix") -> Corpu
     if matrix.ndim != 2:
         raise InputError(f"{source}: expected a 2-d documents x words matrix, got {matrix.ndim}-d")
     words = _resolve_vocabulary(vocabulary, matrix.shape[1], source)
+    values = matrix.data if sp.issparse(matrix) else matrix
+    if values.dtype.kind == "f" and not (np.abs(values) < 2**62).all():  # NaN compares False
+        raise InputError(f"{source}: counts must be finite numbers below 2^62 (found "
+                         f"{values.flat[np.argmin(np.abs(values) < 2**62)]})")
     try:
         corpus = Corpus(matrix, words)
     except InputError as error:
@@ -558,29 +584,66 @@ def from_sparse(matrix, vocabulary=None, source: str = "sparse matrix") -> Corpu
     return corpus
 
 
+_MM_NUMBER = rb"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"  # one way to match each number
+_MM_REAL_LINES = re.compile(rb"(?:[ \t]*(?:" + _MM_NUMBER + rb"[ \t]+)*(?:" + _MM_NUMBER
+                            + rb")?[ \t]*\r?\n)*")
+
+
+def _check_matrix_market_body(data: bytes, value_field: str, path) -> None:
+    """Refuse a MatrixMarket body (the lines after the header and its comments) that holds
+    anything but numbers: integers for integer and pattern files (parsed a block at a time, as
+    docword bodies), real numbers otherwise (a regular expression). ``data`` ends with a newline.
+    """
+    start = data.find(b"\n") + 1
+    while data.startswith(b"%", start):  # comment lines follow the header line
+        start = data.index(b"\n", start) + 1
+    first_line = data.count(b"\n", 0, start) + 1
+    if value_field != "real":
+        while start < len(data):
+            stop = (data.rfind(b"\n", start, start + BLOCK_BYTES) + 1) or data.index(b"\n", start) + 1
+            _parse_integer_block(data[start:stop], first_line, path, "integers")
+            first_line += data.count(b"\n", start, stop)
+            start = stop
+        return
+    good = _MM_REAL_LINES.match(data, start).end()
+    if good != len(data):
+        raw = data[good:data.index(b"\n", good)]
+        problem = "binary data" if _looks_binary(raw) else _show(raw)
+        raise InputError(f"expected numbers separated by spaces, found {problem}",
+                         path, first_line + data.count(b"\n", start, good))
+
+
 def read_matrix_market(path, vocabulary=None) -> Corpus:
-    """Read a MatrixMarket file of counts (documents as rows), plain or gzip."""
+    """Read a MatrixMarket file of counts (documents as rows), plain or gzip.
+
+    scipy parses it, but only after `_check_matrix_market_body` has checked that the body holds
+    nothing but numbers and ends with a newline: scipy's C++ reader crashes the interpreter on
+    some malformed bodies (a last line ending in junk without a newline) and reads "6F" as 6.
+    It gets the bytes, not the file: its header reader seeks back past the start of a real file
+    whose body is longer than its header, and that failed seek aborts the interpreter.
+    """
     import scipy.io
 
     path = Path(path)
     with _Reading(path) as reading:
-        try:
-            n_rows, n_cols, n_entries, layout, value_field, _ = scipy.io.mminfo(reading.handle)
-        except Exception as error:  # scipy raises ValueError, OSError, RuntimeError on bad headers
-            raise InputError(f"not a MatrixMarket file ({error})", path, 1) from None
+        data = reading.read()
+    data += b"" if data.endswith(b"\n") else b"\n"
+    try:
+        n_rows, n_cols, n_entries, layout, value_field, _ = scipy.io.mminfo(io.BytesIO(data))
+    except Exception as error:  # scipy raises ValueError, OSError, RuntimeError on bad headers
+        raise InputError(f"not a MatrixMarket file ({error})", path, 1) from None
     if value_field not in ("integer", "real", "pattern"):
         raise InputError(f"MatrixMarket values are {value_field}, counts need integer or real", path, 1)
-    size_on_disk = path.stat().st_size
-    if layout == "coordinate" and not reading.compressed and n_entries * 4 > size_on_disk:
-        raise InputError(f"the header declares {n_entries} entries, more than a file of "
-                         f"{size_on_disk} bytes can hold", path)
+    _check_matrix_market_body(data, value_field, path)
+    if layout == "coordinate" and n_entries * 4 > len(data):
+        raise InputError(f"the header declares {n_entries} entries, more than {len(data)} bytes "
+                         f"of data can hold", path)
     if layout == "array" and n_rows * n_cols > 10**8:
         raise InputError(f"refusing to read a dense {n_rows} x {n_cols} array", path)
-    with _Reading(path) as reading:
-        try:
-            matrix = scipy.io.mmread(reading.handle)
-        except Exception as error:  # malformed bodies surface as ValueError/RuntimeError/OSError
-            raise InputError(f"not a readable MatrixMarket file ({error})", path) from None
+    try:
+        matrix = scipy.io.mmread(io.BytesIO(data))
+    except Exception as error:  # malformed bodies surface as ValueError/RuntimeError/OSError
+        raise InputError(f"not a readable MatrixMarket file ({error})", path) from None
     if sp.issparse(matrix):
         coo = sp.coo_matrix(matrix)
         check_declared_size(n_rows, np.unique(coo.row).size, "documents (rows)", path, None)
@@ -633,11 +696,7 @@ def _iter_jsonl(path, report, skip_empty, text_field="text", **_) -> Iterator[Ra
         if not text.strip():
             continue  # a blank line holds no JSON value, hence no document
         report.documents_read += 1
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise InputError(f"not valid JSON ({error.msg} at column {error.colno})",
-                             path, line) from None
+        value = _parse_json(text, path, line)
         if not isinstance(value, dict):
             raise InputError(f"expected a JSON object, found {type(value).__name__}", path, line)
         if text_field not in value:
@@ -664,6 +723,8 @@ def _iter_csv(path, report, skip_empty, column="text", delimiter=None, **_) -> I
             header = next(rows)
         except StopIteration:
             raise InputError("file is empty", path) from None
+        except csv.Error as error:
+            raise InputError(f"malformed CSV ({error})", path, rows.line_num) from None
         if column not in header:
             raise InputError(f"no column {column!r} (columns: {', '.join(header)})", path, 1)
         position = header.index(column)
@@ -809,7 +870,10 @@ def load_corpus(path, format: str | None = None, text_field: str = "text", colum
                                    delimiter=delimiter, report=report, skip_empty=skip_empty)
     if vocabulary is not None:
         words = _resolve_vocabulary(vocabulary, None, path)
-        return map_to_vocabulary(documents, words, label_field=label_field, report=report)
+        corpus = map_to_vocabulary(documents, words, label_field=label_field, report=report)
+        if corpus.n_documents == 0:  # as preprocessing and TextStream: no silent empty corpus
+            raise InputError(f"no documents ({report.documents_read} read, all empty)", path)
+        return corpus
     return preprocess_documents(documents, stopwords=stopwords, max_df=max_df,
                                 min_count=min_count, max_vocab=max_vocab,
                                 label_field=label_field, report=report)

@@ -24,6 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InputError
+from ..persistence import MAX_DEFLATE_RATIO
 from .corpus import Corpus, ReadReport
 from .preprocess import VocabularyMapper
 from .readers import (BLOCK_BYTES, TEXT_FORMATS, UNUSED_ID_ALLOWANCE, _Reading,
@@ -53,12 +54,16 @@ class DocwordStream:
         self.block_bytes = int(block_bytes)
         with _Reading(self.path) as reading:
             self.n_documents, self.n_words, self.n_nonzero = _read_docword_header(reading)
+            compressed = reading.compressed
         if vocabulary is None:
             vocabulary = _sibling_vocabulary(self.path)
         words = _resolve_vocabulary(vocabulary, self.n_words, self.path, 2)
         if words is None:
-            check_declared_size(self.n_words, min(self.n_nonzero, self.n_words), "words",
-                                self.path, 2)
+            # The body uses at most NNZ words, and can hold at most one entry per 6 bytes
+            # ("1 1 1\n") of its data, which gzip expands at most MAX_DEFLATE_RATIO-fold.
+            data_bytes = self.path.stat().st_size * (MAX_DEFLATE_RATIO if compressed else 1)
+            check_declared_size(self.n_words, min(self.n_nonzero, self.n_words, data_bytes // 6),
+                                "words", self.path, 2)
             words = [f"w{i}" for i in range(self.n_words)]
         self.vocabulary = np.asarray(words, dtype=str)
         self.report = ReadReport(source=str(self.path))

@@ -69,6 +69,11 @@ class TopicModelEstimator:
 
     def save(self, path) -> None:
         """Write the fitted model to ``path`` (a safe ``.npz``, written atomically)."""
+        persistence.save_model(path, *self.model_file_contents())
+
+    def model_file_contents(self) -> tuple[dict[str, np.ndarray], dict]:
+        """(arrays, metadata) of the model file `save` writes: the complete fitted state, which
+        training checkpoints (`streamtopics.training`) store with their own metadata added."""
         self._check_fitted()
         arrays = {"beta": self.components_, "alpha": self.doc_topic_prior_,
                   "vocabulary": np.asarray(self.vocabulary_, dtype=str), **self._state_arrays()}
@@ -76,7 +81,7 @@ class TopicModelEstimator:
                   if v is None or isinstance(v, (bool, int, float, str))}
         metadata = {"estimator": type(self).__name__, "parameters": params,
                     "fitted": self._fitted_metadata()}
-        persistence.save_model(path, arrays, metadata)
+        return arrays, metadata
 
     def _fitted_metadata(self) -> dict:
         """JSON-serialisable fitted state (step counters, ...) for the model file."""
@@ -93,6 +98,7 @@ class TopicModelEstimator:
         if metadata.get("estimator") != cls.__name__:
             raise ModelFileError(f"{path}: holds a {metadata.get('estimator')!r} model, "
                                  f"not a {cls.__name__}")
+        persistence.topic_parameters(arrays, path)  # beta, alpha, vocabulary consistent and finite
         try:
             model = cls(**metadata.get("parameters", {}))
             model._restore_state(arrays, metadata)
