@@ -38,8 +38,8 @@ import scipy.sparse as sp
 from . import persistence
 from .corpus.corpus import Corpus, ReadReport
 from .corpus.preprocess import VocabularyMapper
-from .corpus.readers import (TEXT_FORMATS, RawDocument, _decode, _empty, _find, _parse_json,
-                             _resolve_vocabulary, detect_format)
+from .corpus.readers import (LINE_FORMATS, TEXT_FORMATS, RawDocument, corpus_dir_files,
+                             detect_format, detect_line_format, iter_raw_lines, resolve_vocabulary)
 from .corpus.streaming import stream_minibatches
 from .errors import InputError, ModelFileError
 from .inference.presets import resolve_method
@@ -123,11 +123,9 @@ class _FileSource:
 
     def __init__(self, path, batch_size: int, vocabulary, format, text_field: str, split: str):
         path = Path(path)
-        if path.is_dir() and _find(path, "vocab.txt") is not None:
-            docword = _find(path, f"{split}.docword.txt")
-            if docword is None:
-                raise InputError(f"no {split}.docword.txt in this corpus directory", path)
-            vocabulary = _find(path, "vocab.txt") if vocabulary is None else vocabulary
+        if path.is_dir() and detect_format(path) == "corpus-dir":
+            docword, corpus_vocabulary = corpus_dir_files(path, split)
+            vocabulary = corpus_vocabulary if vocabulary is None else vocabulary
             path, format = docword, "uci"
         format = detect_format(path) if format is None else format
         options = {"text_field": text_field} if format in TEXT_FORMATS else {}
@@ -190,7 +188,7 @@ class LineStream:
                  text_field: str = "text", label_field: str | None = "label",
                  skip_empty: bool = True, name: str = "<stdin>",
                  prefix_limit: int = PREFIX_BYTES):
-        if format not in (None, "text", "jsonl"):
+        if format not in (None, *LINE_FORMATS):
             raise InputError(f"format {format!r} cannot be read from a stream: use text or jsonl",
                              name)
         if vocabulary is None:
@@ -204,7 +202,7 @@ class LineStream:
         self.label_field = label_field
         self.skip_empty = skip_empty
         self.description = name
-        self.mapper = VocabularyMapper(_resolve_vocabulary(vocabulary, None, name))
+        self.mapper = VocabularyMapper(resolve_vocabulary(vocabulary, None, name))
         self.vocabulary = self.mapper.vocabulary
         self.report = ReadReport(source=name)
         self.prefix_limit = int(prefix_limit)
@@ -216,57 +214,25 @@ class LineStream:
     def identity(self) -> dict:
         return _prefix_identity("stream", *self._at_document)
 
-    def _lines(self) -> Iterator[tuple[int, str]]:
-        """(line number, decoded line without its newline); the prefix is hashed on the way."""
+    def _raw_lines(self) -> Iterator[tuple[int, bytes]]:
+        """(line number, raw line) of the handle; the prefix is hashed on the way."""
         for number, raw in enumerate(iter(self.handle.readline, b""), start=1):
             if self._hashed < self.prefix_limit:
                 piece = raw[:self.prefix_limit - self._hashed]
                 self._digest.update(piece)
                 self._hashed += len(piece)
-            if b"\x00" in raw:
-                raise InputError("binary data (NUL byte), not text", self.description, number)
-            text = _decode(raw, self.report, self.description, number).rstrip("\r\n")
-            yield number, (text.lstrip("\ufeff") if number == 1 else text)
+            yield number, raw
 
     def _documents(self) -> Iterator[RawDocument]:
-        """The raw documents, with the checks and counts of `iter_raw_documents` for text and
-        JSON-lines files."""
-        name, report = self.description, self.report
-        blank_lines = []  # before the format is known
-        for number, text in self._lines():
-            if self.format is None:
-                if not text.strip():
-                    blank_lines.append(number)
-                    continue
-                self.format = "jsonl" if text.lstrip().startswith("{") else "text"
-                if self.format == "text":
-                    for blank in blank_lines:
-                        report.documents_read += 1
-                        _empty(report, name, blank, self.skip_empty)
-            if self.format == "text":
-                report.documents_read += 1
-                if text.strip():
-                    yield RawDocument(text, number)
-                else:
-                    _empty(report, name, number, self.skip_empty)
-                continue
-            if not text.strip():
-                continue  # a blank line holds no JSON value, hence no document
-            report.documents_read += 1
-            value = _parse_json(text, name, number)
-            if not isinstance(value, dict):
-                raise InputError(f"expected a JSON object, found {type(value).__name__}", name, number)
-            if self.text_field not in value:
-                raise InputError(f"no field {self.text_field!r} (fields: "
-                                 f"{', '.join(map(str, value)) or 'none'})", name, number)
-            body = value.pop(self.text_field)
-            if not isinstance(body, str):
-                raise InputError(f"field {self.text_field!r} must be a string, found "
-                                 f"{type(body).__name__}", name, number)
-            if body.strip():
-                yield RawDocument(body, number, value)
-            else:
-                _empty(report, name, number, self.skip_empty)
+        """The raw documents, read by `iter_raw_lines` (the checks and counts of
+        `iter_raw_documents` for text and JSON-lines files) once the format is known."""
+        lines = self._raw_lines()
+        if self.format is None:
+            self.format, lines = detect_line_format(lines, self.report, self.description)
+            if self.format is None:  # only blank lines: no document
+                return
+        yield from iter_raw_lines(lines, self.format, self.text_field, self.report,
+                                  self.skip_empty, self.description)
 
     def _noted(self) -> Iterator[RawDocument]:
         """`_documents`, noting the prefix digest as each document is read."""

@@ -12,8 +12,8 @@ Bag-of-words formats (kept as they are):
 
 Raw text (tokenised and pruned by `streamtopics.corpus.preprocess`, or mapped onto a given
 vocabulary): one document per line, a directory of ``.txt`` files, JSONL with a named text
-field, CSV with a named column (`iter_raw_documents`). `load_corpus` picks the reader from the
-path.
+field, CSV with a named column (`iter_raw_documents`); text or JSON lines from an open stream
+(`iter_raw_lines`). `load_corpus` picks the reader from the path.
 
 Bad input never passes silently and never costs a traceback: each problem raises one
 `InputError` naming the file, the line and what is wrong. Numbers in headers are trusted only as
@@ -26,6 +26,7 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import itertools
 import json
 import os
 import re
@@ -317,7 +318,7 @@ def read_vocabulary(path, report: ReadReport | None = None) -> list[str]:
     return words
 
 
-def _resolve_vocabulary(vocabulary, n_words: int | None, source, line: int | None = None):
+def resolve_vocabulary(vocabulary, n_words: int | None, source, line: int | None = None):
     """A vocabulary given as a path or a word sequence, checked against the data's size."""
     if vocabulary is None:
         return None
@@ -344,7 +345,7 @@ def read_uci(docword, vocabulary=None, block_bytes: int = BLOCK_BYTES) -> Corpus
     report = ReadReport(source=str(path))
     with _Reading(path) as reading:
         n_docs, n_words, n_nonzero = _read_docword_header(reading)
-        words = _resolve_vocabulary(vocabulary, n_words, path, 2)
+        words = resolve_vocabulary(vocabulary, n_words, path, 2)
         blocks = list(iter_docword_entries(reading, n_docs, n_words, block_bytes))
     entries = (np.concatenate([b[0] for b in blocks]) if blocks
                else np.zeros((0, 3), dtype=np.int64))
@@ -445,13 +446,9 @@ def _check_tokens_match(tokens: list[np.ndarray], counts: sp.csr_matrix, tokens_
                          tokens_path, doc)
 
 
-def read_corpus_dir(path, split: str = "train") -> Corpus:
-    """Read one split of a corpus directory (the layout of ``../shared/corpora``).
-
-    ``vocab.txt`` and ``{split}.docword.txt`` are required; ``{split}.tokens.jsonl`` gives the
-    token order (checked against the counts) and ``{split}.meta.jsonl`` the metadata, with
-    labels taken from its ``label`` field. Each file may also be gzipped (``.gz`` added).
-    """
+def corpus_dir_files(path, split: str = "train") -> tuple[Path, Path]:
+    """(``{split}.docword.txt``, ``vocab.txt``) of a corpus directory, each possibly gzipped;
+    a missing one is an `InputError` (naming the splits there are)."""
     directory = Path(path)
     if not directory.is_dir():
         raise InputError("not a corpus directory (no such directory)", directory)
@@ -463,6 +460,18 @@ def read_corpus_dir(path, split: str = "train") -> Corpus:
         splits = sorted({p.name.split(".docword")[0] for p in directory.glob("*.docword.txt*")})
         raise InputError(f"no {split}.docword.txt (splits here: {', '.join(splits) or 'none'})",
                          directory)
+    return docword, vocabulary_path
+
+
+def read_corpus_dir(path, split: str = "train") -> Corpus:
+    """Read one split of a corpus directory (the layout of ``../shared/corpora``).
+
+    ``vocab.txt`` and ``{split}.docword.txt`` are required; ``{split}.tokens.jsonl`` gives the
+    token order (checked against the counts) and ``{split}.meta.jsonl`` the metadata, with
+    labels taken from its ``label`` field. Each file may also be gzipped (``.gz`` added).
+    """
+    directory = Path(path)
+    docword, vocabulary_path = corpus_dir_files(directory, split)
     bag = read_uci(docword, vocabulary_path)
     report = bag.report
     report.source = f"{directory} ({split})"
@@ -537,7 +546,7 @@ def read_ldac(path, vocabulary=None, block_bytes: int = BLOCK_BYTES) -> Corpus:
     doc = np.repeat(np.arange(n_docs), n_pairs)
     line = doc + 1
     word, count = pairs[:, 0], pairs[:, 1]
-    given = _resolve_vocabulary(vocabulary, None, path)
+    given = resolve_vocabulary(vocabulary, None, path)
     n_words = len(given) if given is not None else int(word.max(initial=-1)) + 1
     _raise_first((
         ((word < 0) | (word >= n_words), lambda i: f"word id {word[i]} is outside 0..{n_words - 1}"),
@@ -566,7 +575,7 @@ def from_sparse(matrix, vocabulary=None, source: str = "sparse matrix") -> Corpu
                          f"got {type(matrix).__name__}")
     if matrix.ndim != 2:
         raise InputError(f"{source}: expected a 2-d documents x words matrix, got {matrix.ndim}-d")
-    words = _resolve_vocabulary(vocabulary, matrix.shape[1], source)
+    words = resolve_vocabulary(vocabulary, matrix.shape[1], source)
     values = matrix.data if sp.issparse(matrix) else matrix
     if values.dtype.kind == "f" and not (np.abs(values) < 2**62).all():  # NaN compares False
         raise InputError(f"{source}: counts must be finite numbers below 2^62 (found "
@@ -672,44 +681,91 @@ def _empty(report: ReadReport, path, line, skip_empty: bool) -> None:
     report.warn(f"{where}: empty document skipped")
 
 
+def _decoded_lines(lines, report: ReadReport, name) -> Iterator[tuple[int, str]]:
+    """(line number, line without its newline) from a binary handle or (line number, bytes or
+    text) pairs: a NUL byte means binary data, undecodable bytes are replaced and counted, a
+    byte-order mark on line 1 is dropped (each step leaves text it already did unchanged)."""
+    if hasattr(lines, "readline"):
+        lines = enumerate(iter(lines.readline, b""), start=1)
+    for line, raw in lines:
+        if ("\x00" if isinstance(raw, str) else b"\x00") in raw:
+            raise InputError("binary data (NUL byte), not text", name, line)
+        text = (raw if isinstance(raw, str) else _decode(raw, report, name, line)).rstrip("\r\n")
+        yield line, (text.lstrip("\ufeff") if line == 1 else text)
+
+
 def _text_lines(path, report: ReadReport) -> Iterator[tuple[int, str]]:
-    """(line number, decoded line without its newline); a NUL byte means binary data."""
+    """(line number, decoded line without its newline) of a text file."""
     with _Reading(path) as reading:
-        for line, raw in enumerate(reading.lines(), start=1):
-            if b"\x00" in raw:
-                raise InputError("binary data (NUL byte), not text", path, line)
-            text = _decode(raw, report, path, line).rstrip("\r\n")
-            yield line, (text.lstrip("\ufeff") if line == 1 else text)
+        yield from _decoded_lines(reading, report, path)
 
 
-def _iter_text(path, report, skip_empty, **_) -> Iterator[RawDocument]:
-    for line, text in _text_lines(path, report):
+def _iter_text(lines, name, report, skip_empty, text_field) -> Iterator[RawDocument]:
+    for line, text in lines:
         report.documents_read += 1
         if text.strip():
             yield RawDocument(text, line)
         else:
-            _empty(report, path, line, skip_empty)
+            _empty(report, name, line, skip_empty)
 
 
-def _iter_jsonl(path, report, skip_empty, text_field="text", **_) -> Iterator[RawDocument]:
-    for line, text in _text_lines(path, report):
+def _iter_jsonl(lines, name, report, skip_empty, text_field) -> Iterator[RawDocument]:
+    for line, text in lines:
         if not text.strip():
             continue  # a blank line holds no JSON value, hence no document
         report.documents_read += 1
-        value = _parse_json(text, path, line)
+        value = _parse_json(text, name, line)
         if not isinstance(value, dict):
-            raise InputError(f"expected a JSON object, found {type(value).__name__}", path, line)
+            raise InputError(f"expected a JSON object, found {type(value).__name__}", name, line)
         if text_field not in value:
             raise InputError(f"no field {text_field!r} (fields: {', '.join(map(str, value)) or 'none'})",
-                             path, line)
+                             name, line)
         body = value.pop(text_field)
         if not isinstance(body, str):
             raise InputError(f"field {text_field!r} must be a string, found "
-                             f"{type(body).__name__}", path, line)
+                             f"{type(body).__name__}", name, line)
         if body.strip():
             yield RawDocument(body, line, value)
         else:
-            _empty(report, path, line, skip_empty)
+            _empty(report, name, line, skip_empty)
+
+
+_LINE_READERS = {"text": _iter_text, "jsonl": _iter_jsonl}
+LINE_FORMATS = tuple(_LINE_READERS)
+"""Raw-text formats read a line at a time, hence also from a stream such as stdin."""
+
+
+def iter_raw_lines(lines, format: str, text_field: str = "text", report: ReadReport | None = None,
+                   skip_empty: bool = True, name="<stream>") -> Iterator[RawDocument]:
+    """The raw documents of lines of text (``format="text"``, one document per line) or JSON
+    (``"jsonl"``, the text in ``text_field``, the other fields kept), one line at a time.
+
+    ``lines``: an open binary handle (stdin's buffer, a file) or (line number, raw bytes or text)
+    pairs. The checks, messages (naming ``name`` and the line) and ``report`` counts are those
+    of `iter_raw_documents` for a file: it reads its text and JSON-lines files through here.
+    """
+    if format not in _LINE_READERS:
+        raise InputError(f"format {format!r} is not read by lines (one of "
+                         f"{', '.join(LINE_FORMATS)})", name)
+    report = ReadReport(source=str(name)) if report is None else report
+    return _LINE_READERS[format](_decoded_lines(lines, report, name), name, report, skip_empty,
+                                 text_field)
+
+
+def detect_line_format(lines, report: ReadReport, name) -> tuple[str | None, Iterator[tuple[int, str]]]:
+    """(format, the same lines decoded): "jsonl" when the first non-blank line starts a JSON
+    object, else "text"; None when every line is blank. Reads up to that first non-blank line.
+
+    ``lines``, ``report``, ``name``: as in `iter_raw_lines`, which takes the lines returned.
+    """
+    decoded = _decoded_lines(lines, report, name)
+    blank = []
+    for line, text in decoded:
+        if text.strip():
+            format = "jsonl" if text.lstrip().startswith("{") else "text"
+            return format, itertools.chain(blank, [(line, text)], decoded)
+        blank.append((line, text))
+    return None, iter(blank)
 
 
 def _iter_csv(path, report, skip_empty, column="text", delimiter=None, **_) -> Iterator[RawDocument]:
@@ -775,7 +831,7 @@ def _iter_txt_dir(path, report, skip_empty, **_) -> Iterator[RawDocument]:
             _empty(report, file, None, skip_empty)
 
 
-_TEXT_READERS = {"text": _iter_text, "jsonl": _iter_jsonl, "csv": _iter_csv, "txt-dir": _iter_txt_dir}
+_TEXT_READERS = {"csv": _iter_csv, "txt-dir": _iter_txt_dir}
 
 
 def iter_raw_documents(path, format: str | None = None, text_field: str = "text",
@@ -790,15 +846,19 @@ def iter_raw_documents(path, format: str | None = None, text_field: str = "text"
     with no text are skipped and counted in ``report`` (or raise, with ``skip_empty=False``).
     """
     format = detect_format(path) if format is None else format
-    if format not in _TEXT_READERS:
+    if format not in TEXT_FORMATS:
         raise InputError(f"format {format!r} is not raw text (one of {', '.join(TEXT_FORMATS)})", path)
     report = ReadReport(source=str(path)) if report is None else report
     if format != "txt-dir":
         _check_file(Path(path))
     elif not Path(path).is_dir():
         raise InputError("not a directory", path)
-    yield from _TEXT_READERS[format](path, report, skip_empty, text_field=text_field,
-                                     column=column, delimiter=delimiter)
+    if format in LINE_FORMATS:
+        with _Reading(path) as reading:
+            yield from iter_raw_lines(reading, format, text_field, report, skip_empty, path)
+    else:
+        yield from _TEXT_READERS[format](path, report, skip_empty, column=column,
+                                         delimiter=delimiter)
 
 
 # --- dispatch -----------------------------------------------------------------------------------
@@ -869,7 +929,7 @@ def load_corpus(path, format: str | None = None, text_field: str = "text", colum
     documents = iter_raw_documents(path, format, text_field=text_field, column=column,
                                    delimiter=delimiter, report=report, skip_empty=skip_empty)
     if vocabulary is not None:
-        words = _resolve_vocabulary(vocabulary, None, path)
+        words = resolve_vocabulary(vocabulary, None, path)
         corpus = map_to_vocabulary(documents, words, label_field=label_field, report=report)
         if corpus.n_documents == 0:  # as preprocessing and TextStream: no silent empty corpus
             raise InputError(f"no documents ({report.documents_read} read, all empty)", path)

@@ -28,9 +28,9 @@ from ..persistence import MAX_DEFLATE_RATIO
 from .corpus import Corpus, ReadReport
 from .preprocess import VocabularyMapper
 from .readers import (BLOCK_BYTES, TEXT_FORMATS, UNUSED_ID_ALLOWANCE, _Reading,
-                      _read_docword_header, _resolve_vocabulary, _sibling_vocabulary,
-                      check_declared_size, check_duplicate_entries, check_entry_count,
-                      detect_format, iter_docword_entries, iter_raw_documents)
+                      _read_docword_header, _sibling_vocabulary, check_declared_size,
+                      check_duplicate_entries, check_entry_count, detect_format,
+                      iter_docword_entries, iter_raw_documents, resolve_vocabulary)
 
 
 def _check_batch_size(batch_size: int) -> int:
@@ -57,7 +57,7 @@ class DocwordStream:
             compressed = reading.compressed
         if vocabulary is None:
             vocabulary = _sibling_vocabulary(self.path)
-        words = _resolve_vocabulary(vocabulary, self.n_words, self.path, 2)
+        words = resolve_vocabulary(vocabulary, self.n_words, self.path, 2)
         if words is None:
             # The body uses at most NNZ words, and can hold at most one entry per 6 bytes
             # ("1 1 1\n") of its data, which gzip expands at most MAX_DEFLATE_RATIO-fold.
@@ -151,7 +151,7 @@ class TextStream:
         if vocabulary is None:
             raise InputError("streaming raw text needs a fixed vocabulary (vocabulary=...)",
                              self.path)
-        self.mapper = VocabularyMapper(_resolve_vocabulary(vocabulary, None, self.path))
+        self.mapper = VocabularyMapper(resolve_vocabulary(vocabulary, None, self.path))
         self.vocabulary = self.mapper.vocabulary
         self.options = dict(text_field=text_field, column=column, delimiter=delimiter,
                             skip_empty=skip_empty)
