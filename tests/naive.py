@@ -353,3 +353,66 @@ def variational_estep_passes(doc_ptr, entry_word, entry_count, weights, alpha, n
             entry_topic[entries] = entry_count[entries, None] * zeta
             gamma[d] = alpha + entry_topic[entries].sum(axis=0)
     return gamma, entry_topic, digamma(gamma) - digamma(gamma.sum(axis=1, keepdims=True))
+
+
+# --- baselines of the online EM engine (issue 5) -----------------------------------------------
+def gibbs_estep_last_sample(doc_ptr, entry_word, entry_count, weights, alpha, seed, minibatch,
+                            first_document, n_passes):
+    """Twin of kernels.gibbs_estep.gibbs_sweeps with record_mode=RECORD_SAMPLE and only the last
+    pass recorded (SGS): hard counts of the last sweep's sample per entry, and
+    digamma(alpha + n_d) - digamma(sum alpha + N_d) of that sample per document."""
+    token_topic, doc_topic_counts, _, _ = gibbs_estep_sweeps(
+        doc_ptr, entry_word, entry_count, weights, alpha, seed, minibatch, first_document,
+        n_passes, n_passes)
+    token_entry = np.repeat(np.arange(entry_word.size), entry_count)
+    entry_topic = np.zeros((entry_word.size, alpha.size))
+    np.add.at(entry_topic, (token_entry, token_topic), 1.0)
+    lengths = doc_topic_counts.sum(axis=1)
+    doc_log_theta = digamma(alpha + doc_topic_counts) - digamma(alpha.sum() + lengths)[:, None]
+    return entry_topic, doc_log_theta
+
+
+def online_vb(counts, initial_lambda, alpha, eta, corpus_size, batch_size, step_sizes,
+              n_iterations, update_alpha):
+    """Hoffman, Blei & Bach (2010), Algorithm 2 written out plainly (Algorithm 1 when a batch is
+    the whole corpus and rho = 1): for each minibatch t of ``batch_size`` consecutive rows of the
+    dense D x V ``counts``, with rho_t = step_sizes[t]:
+
+      E step, per document: gamma = alpha + N_d / K (the engine's start; Hoffman's is 1), then
+        ``n_iterations`` times: phi_wk ∝ exp(E[log theta_k] + E[log beta_kw]),
+        gamma = alpha + sum_w n_w phi_w;
+      M step: lambda = (1 - rho) lambda + rho (eta + D / S sum_s n_s phi_s);
+      if ``update_alpha``: alpha += rho * (Newton direction, the full K x K Hessian solved
+        directly), on the minibatch's mean E[log theta] (eq. 9).
+
+    Returns the list of (lambda, alpha) after every step."""
+    from scipy.special import polygamma
+    lam = np.array(initial_lambda, dtype=float)
+    alpha = np.array(alpha, dtype=float)
+    n_topics = lam.shape[0]
+    history = []
+    for t, start in enumerate(range(0, counts.shape[0], batch_size)):
+        batch = counts[start:start + batch_size]
+        elog_beta = digamma(lam) - digamma(lam.sum(axis=1, keepdims=True))
+        expected_counts = np.zeros_like(lam)
+        elog_theta_sum = np.zeros(n_topics)
+        for document in batch:
+            words = np.flatnonzero(document)
+            n = document[words].astype(float)
+            gamma = alpha + n.sum() / n_topics
+            for _ in range(n_iterations):
+                log_phi = (digamma(gamma) - digamma(gamma.sum()))[:, None] + elog_beta[:, words]
+                phi = np.exp(log_phi - log_phi.max(axis=0))
+                phi /= phi.sum(axis=0)
+                gamma = alpha + phi @ n
+            expected_counts[:, words] += phi * n
+            elog_theta_sum += digamma(gamma) - digamma(gamma.sum())
+        rho = step_sizes[t]
+        lam = (1 - rho) * lam + rho * (eta + corpus_size / batch.shape[0] * expected_counts)
+        if update_alpha:
+            mean_elog_theta = elog_theta_sum / batch.shape[0]
+            gradient = digamma(alpha.sum()) - digamma(alpha) + mean_elog_theta
+            hessian = np.diag(-polygamma(1, alpha)) + polygamma(1, alpha.sum())
+            alpha = alpha - rho * np.linalg.solve(hessian, gradient)
+        history.append((lam.copy(), alpha.copy()))
+    return history

@@ -12,7 +12,8 @@ from scipy.special import digamma, gammaln
 
 from streamtopics.inference.estep_gibbs import GibbsEstimator
 from streamtopics.inference.minibatch import Minibatch
-from streamtopics.kernels.gibbs_estep import _sample_topic, gibbs_sweeps
+from streamtopics.kernels.gibbs_estep import (RECORD_CONDITIONALS, RECORD_DENSE, _sample_topic,
+                                              gibbs_sweeps)
 
 
 def random_minibatch(rng, n_docs, n_words, mean_length=6, empty=(1,)):
@@ -22,7 +23,7 @@ def random_minibatch(rng, n_docs, n_words, mean_length=6, empty=(1,)):
     return Minibatch.from_counts(sp.csr_matrix(np.array(rows)))
 
 
-def run_kernel(batch, weights, alpha, passes, record_from, dense=False, seed=7, minibatch=3):
+def run_kernel(batch, weights, alpha, passes, record_from, mode=RECORD_CONDITIONALS, seed=7, minibatch=3):
     n_topics = alpha.size
     state = dict(token_topic=np.zeros(batch.n_tokens, dtype=np.int64),
                  doc_topic_counts=np.zeros((batch.n_documents, n_topics)),
@@ -31,7 +32,7 @@ def run_kernel(batch, weights, alpha, passes, record_from, dense=False, seed=7, 
                  doc_log_theta=np.zeros((batch.n_documents, n_topics)))
     gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr, weights, alpha,
                  digamma(alpha), float(digamma(alpha.sum())), seed, minibatch, batch.first_document,
-                 0, passes, record_from, dense, state["token_topic"], state["doc_topic_counts"],
+                 0, passes, record_from, mode, state["token_topic"], state["doc_topic_counts"],
                  state["rng_state"], state["entry_topic"], state["doc_log_theta"])
     return state
 
@@ -76,7 +77,7 @@ def test_factorised_recording_matches_dense_reference():
     weights = rng.random((batch.words.size, 13))
     alpha = np.full(13, 0.05)
     fast = run_kernel(batch, weights, alpha, passes=12, record_from=0)
-    dense = run_kernel(batch, weights, alpha, passes=12, record_from=0, dense=True)
+    dense = run_kernel(batch, weights, alpha, passes=12, record_from=0, mode=RECORD_DENSE)
     np.testing.assert_array_equal(fast["token_topic"], dense["token_topic"])
     np.testing.assert_allclose(fast["entry_topic"], dense["entry_topic"], rtol=1e-10, atol=1e-12)
 

@@ -10,7 +10,8 @@ from scipy.special import digamma as scipy_digamma
 
 from streamtopics.inference.estep_variational import VariationalEstimator
 from streamtopics.inference.minibatch import Minibatch
-from streamtopics.kernels.variational_estep import digamma, variational_passes
+from streamtopics.kernels.special import digamma
+from streamtopics.kernels.variational_estep import variational_passes
 
 
 def random_minibatch(rng, n_docs=6, n_words=9, mean_length=8):

@@ -21,6 +21,9 @@ all it asks of them:
 * step size: ``step_size(i, minibatch documents, documents seen) -> rho_i``;
 * alpha update: ``alpha_update(alpha_{i-1}, s_i, minibatch statistics, rho_i) -> alpha``.
 
+After the M-step the parameterisation may update its own prior (``after_step``: eta of Bayesian
+topics, Hoffman et al. 2010 eq. 9), once per step.
+
 Boosted (++, section 3.3) is a property of this loop, not another loop. With P local passes, the
 parameters are re-estimated after *every* pass t = 1..P of the minibatch's local estimator:
 
@@ -33,6 +36,11 @@ rho_i, but its later passes already see parameters that include its earlier pass
 
 Polyak-Ruppert averaging (``averaging=True``) reports eta_bar_N = (1/N) sum_{i=1..N} eta_i
 (Algorithm 1, output) while the loop itself runs on the iterates eta_i.
+
+`OnlineEM.batch_step` is one step whose minibatch is the union of several (the E-step of each
+with the same parameters, their statistics merged exactly, one M-step): with the whole corpus and
+rho = 1 it is one iteration of batch EM, or of batch VB (Hoffman et al. 2010, Algorithm 1), with
+memory bounded by the chunk size.
 """
 
 from __future__ import annotations
@@ -45,8 +53,8 @@ import numpy as np
 
 from .inference.global_parameters import components_from_affine
 from .inference.minibatch import Minibatch
-from .inference.stats import (IterateAverage, SufficientStats, stats_from_state_arrays,
-                              stats_state_arrays)
+from .inference.stats import (AVERAGED_SMALLEST_SCALE, IterateAverage, MinibatchStats,
+                              SufficientStats, stats_from_state_arrays, stats_state_arrays)
 
 # Random-stream "minibatch index" of transform: no training step reaches it.
 TRANSFORM_STREAM = 2**62
@@ -55,9 +63,11 @@ TRANSFORM_STREAM = 2**62
 def initial_parameters(n_topics: int, n_words: int, rng: np.random.Generator,
                        doc_topic_prior=None) -> tuple[np.ndarray, np.ndarray]:
     """Random initial (beta_0, alpha_0), the same for every method given the same generator
-    (paper section 5.1). beta_0 rows are normalised Gamma(100, 1/100) draws (near-uniform topics
-    with small random differences, as in Hoffman et al. 2010's initialisation of lambda, so a
-    Bayesian method can start from lambda_0 = those draws with E_q[beta] = beta_0); alpha_0 is
+    (paper section 5.1). beta_0 rows are Dirichlet(1) draws (normalised Gamma(1, 1)): topics
+    random enough that the first local passes break the symmetry between topics. (Near-uniform
+    topics, as Hoffman et al. 2010's Gamma(100, 1/100) lambda_0, make boosted V-OEM++'s first
+    M-steps fit near-uniform topic proportions and a huge alpha, where some seeds stay.) Bayesian
+    methods start from a lambda_0 with E_q[beta_0] = beta_0 (`VariationalDirichlet`). alpha_0 is
     ``doc_topic_prior`` (scalar or K values), by default 1/K."""
     draws = rng.gamma(1.0, 1.0, size=(n_topics, n_words))
     beta = draws / draws.sum(axis=1, keepdims=True)
@@ -116,7 +126,8 @@ class OnlineEM:
         return self.stats.n_words
 
     def state_arrays(self) -> dict[str, np.ndarray]:
-        arrays = {**stats_state_arrays(self.stats), "current_alpha": self.alpha}
+        arrays = {**stats_state_arrays(self.stats), "current_alpha": self.alpha,
+                  **self.parameters.state_arrays()}
         if self.average is not None:
             arrays.update(self.average.state_arrays())
         return arrays
@@ -124,6 +135,7 @@ class OnlineEM:
     def restore(self, arrays: dict[str, np.ndarray], step: int) -> None:
         self.stats = stats_from_state_arrays(arrays)
         self.alpha = np.array(arrays["current_alpha"], dtype=np.float64)
+        self.parameters = self.parameters.with_state(arrays)
         self.average = IterateAverage.from_state_arrays(arrays) if self.averaging else None
         self.step = int(step)
 
@@ -168,19 +180,64 @@ class OnlineEM:
             run.advance(self.parameters.word_weights(self.stats, words), self.alpha,
                         self.local.passes)
             self._m_step(rho, run.statistics(), alpha_previous)
-        if self.stats.needs_compaction:
-            if self.average is not None:
-                self.average.settle(self.stats)
-            self.stats.compact()
+        return self._finish_step(step, rho, batch.n_documents, batch.n_tokens, started)
+
+    def batch_step(self, batches: Iterable[Minibatch]) -> StepReport:
+        """One step of Algorithm 1 whose minibatch is the union of ``batches``: each runs the
+        local estimator with the same parameters eta_{i-1} (random streams (seed, step,
+        document index): give each batch its ``first_document``), their statistics are summed
+        exactly, then one blend and M-step. Equal to `partial_fit` on the concatenated batch,
+        with memory bounded by the largest batch. Not for boosted methods (their passes need
+        every document's state at once)."""
+        if self.boosted:
+            raise ValueError("a boosted (++) method updates the parameters after every local pass "
+                             "of one minibatch: it cannot take a batch step")
+        started = time.perf_counter()
+        step = self.step + 1
+        word_topic = np.zeros((self.n_words, self.n_topics))
+        seen = np.zeros(self.n_words, dtype=bool)
+        log_theta = np.zeros(self.n_topics)
+        n_documents = n_tokens = 0
+        for batch in batches:
+            self._check_batch(batch)
+            run = self.local.begin(batch, self.n_topics, self.seed, self.step)
+            run.advance(self.parameters.word_weights(self.stats, batch.words), self.alpha,
+                        self.local.passes)
+            statistics = run.statistics()
+            word_topic[statistics.words] += statistics.word_topic
+            seen[statistics.words] = True
+            log_theta += statistics.log_theta
+            n_documents += batch.n_documents
+            n_tokens += batch.n_tokens
+        if n_documents == 0:
+            raise ValueError("a batch step needs at least one document")
+        words = np.flatnonzero(seen)
+        merged = MinibatchStats(words, word_topic[words], log_theta, n_documents, self.n_words)
+        rho = self.step_size(step, n_documents, self.stats.n_documents)
         if self.average is not None:
-            self.average.record(*self.parameters.row_affine(self.stats), self.alpha)
-        self.step = step
-        return StepReport(step, rho, batch.n_documents, batch.n_tokens,
-                          time.perf_counter() - started)
+            self.average.settle(self.stats, None if rho >= 1.0 else words)
+        self._m_step(rho, merged, self.alpha)
+        return self._finish_step(step, rho, n_documents, n_tokens, started)
 
     def _m_step(self, rho, minibatch_stats, alpha_previous) -> None:
         self.stats.blend(rho, minibatch_stats)
         self.alpha = self.alpha_update(alpha_previous, self.stats, minibatch_stats, rho)
+
+    def _finish_step(self, step: int, rho: float, n_documents: int, n_tokens: int,
+                     started: float) -> StepReport:
+        """After the M-step(s): the parameterisation's own update, compaction of the lazy
+        scale, the iterate average, the step counter."""
+        self.parameters = self.parameters.after_step(self.stats, rho)
+        if self.stats.needs_compaction or (self.average is not None
+                                           and self.stats.scale < AVERAGED_SMALLEST_SCALE):
+            if self.average is not None:
+                self.average.settle(self.stats)
+                self.average.rebase()
+            self.stats.compact()
+        if self.average is not None:
+            self.average.record(*self.parameters.row_affine(self.stats), self.alpha)
+        self.step = step
+        return StepReport(step, rho, n_documents, n_tokens, time.perf_counter() - started)
 
     def fit(self, batches: Iterable[Minibatch],
             callbacks: Iterable[Callable[["OnlineEM", StepReport], None]] = ()) -> None:

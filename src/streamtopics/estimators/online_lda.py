@@ -6,8 +6,10 @@
     model.transform(documents) # D x K document-topic proportions, the model unchanged
 
 ``method`` is a preset name of `streamtopics.inference.presets` ("g-oem", "g-oem++", "v-oem",
-"v-oem++") or a `Method` combining the four axes. Every method starts from the same (beta_0,
-alpha_0) for the same ``random_state`` (Dupuy & Bach 2016, section 5.1).
+"v-oem++", and the baselines "olda", "svb", "splda", "sgs", "vargibbs", "batch-vb") or a `Method`
+combining the four axes. Every method starts from the same (beta_0, alpha_0) for the same
+``random_state`` (Dupuy & Bach 2016, section 5.1); Bayesian methods from lambda_0 with
+E_q[beta_0] = beta_0, and report E_q[beta] as ``components_``.
 """
 
 from __future__ import annotations
@@ -47,26 +49,40 @@ class OnlineLDA(TopicModelEstimator):
     Parameters
     ----------
     n_topics : K >= 1.
-    method : preset name ("g-oem", "g-oem++", "v-oem", "v-oem++") or a `Method`.
+    method : preset name ("g-oem", "g-oem++", "v-oem", "v-oem++", "olda", "svb", "splda", "sgs",
+        "vargibbs", "batch-vb"; see docs/methods.md) or a `Method`.
     batch_size : documents per minibatch in `fit` (the paper: 100). `partial_fit` takes the
-        documents it is given as one minibatch.
+        documents it is given as one minibatch. For full-batch methods (batch-vb) the chunk size
+        of the E-step.
     local_passes : P, local Gibbs or variational passes per document (the paper: 20).
     step_offset, step_decay : rho_i = (step_offset + i)^-step_decay for polynomial step sizes;
         step_decay (kappa) in (0, 1] (the paper: 0 and 0.5).
     averaging : report the Polyak-Ruppert average of the iterates (appendix B.2).
-    n_passes : passes over the corpus in `fit`.
+    n_passes : passes over the corpus in `fit` (for full-batch methods: batch iterations).
     doc_topic_prior : initial alpha (scalar or K values); default 1/K.
     random_state : None, an int or a `numpy.random.Generator`; fixes beta_0 and every random
         stream of the local estimators, so results are identical for any number of threads.
+    corpus_size : D, the number of documents of the whole corpus, for Bayesian topics
+        (lambda = eta + D s1: olda, svb, vargibbs, batch-vb). `fit` uses the number of documents
+        it is given when None; `partial_fit` cannot know it and raises ValueError when a Bayesian
+        method starts without it.
+    topic_word_prior : eta > 0, the symmetric Dirichlet prior on topics of Bayesian methods;
+        default 1/K (as gensim and scikit-learn).
+    update_topic_word_prior : Bayesian methods: update eta after every step by a damped Newton
+        step (Hoffman et al. 2010, eq. 9).
 
-    Fitted attributes: ``components_`` (K x V), ``doc_topic_prior_`` (K), ``vocabulary_`` (V),
-    ``method_`` (the resolved `Method`), ``n_steps_``, ``n_documents_seen_``.
+    Fitted attributes: ``components_`` (K x V; E_q[beta] for Bayesian methods),
+    ``doc_topic_prior_`` (K), ``lambda_`` and ``topic_word_prior_`` (Bayesian methods: lambda,
+    K x V, and eta; None otherwise),
+    ``vocabulary_`` (V), ``method_`` (the resolved `Method`), ``n_steps_``,
+    ``n_documents_seen_``.
     """
 
     def __init__(self, n_topics: int = 10, method="g-oem", batch_size: int = 100,
                  local_passes: int = 20, step_offset: float = 0.0, step_decay: float = 0.5,
                  averaging: bool = False, n_passes: int = 1, doc_topic_prior=None,
-                 random_state=None):
+                 random_state=None, corpus_size=None, topic_word_prior=None,
+                 update_topic_word_prior: bool = False):
         self.n_topics = n_topics
         self.method = method
         self.batch_size = batch_size
@@ -77,6 +93,9 @@ class OnlineLDA(TopicModelEstimator):
         self.n_passes = n_passes
         self.doc_topic_prior = doc_topic_prior
         self.random_state = random_state
+        self.corpus_size = corpus_size
+        self.topic_word_prior = topic_word_prior
+        self.update_topic_word_prior = update_topic_word_prior
 
     # --- parameters ----------------------------------------------------------------------------
     def _validated_method(self) -> Method:
@@ -94,16 +113,33 @@ class OnlineLDA(TopicModelEstimator):
                     not np.all(np.isfinite(prior)) or not np.all(prior > 0):
                 raise ValueError(f"doc_topic_prior must be a positive number or {self.n_topics} "
                                  f"positive numbers, got {self.doc_topic_prior!r}")
+        if self.corpus_size is not None and (not _is_integer(self.corpus_size) or self.corpus_size < 1):
+            raise ValueError(f"corpus_size must be None or an integer >= 1 (the number of "
+                             f"documents D of the corpus), got {self.corpus_size!r}")
+        if self.topic_word_prior is not None and (
+                not isinstance(self.topic_word_prior, numbers.Real)
+                or not np.isfinite(self.topic_word_prior) or not self.topic_word_prior > 0):
+            raise ValueError(f"topic_word_prior (eta) must be None or a positive number, got "
+                             f"{self.topic_word_prior!r}")
         return resolve_method(self.method)
 
-    def _settings(self) -> dict:
+    def _settings(self, corpus_size=None) -> dict:
+        """The hyperparameters the parts are built from; ``corpus_size`` fills D when the
+        parameter is None (fit passes the number of documents it trains on)."""
+        size = self.corpus_size if self.corpus_size is not None else corpus_size
+        eta = self.topic_word_prior if self.topic_word_prior is not None else 1.0 / self.n_topics
         return {"local_passes": self.local_passes, "step_offset": float(self.step_offset),
-                "step_decay": float(self.step_decay)}
+                "step_decay": float(self.step_decay),
+                "corpus_size": None if size is None else int(size),
+                "topic_word_prior": float(eta),
+                "update_topic_word_prior": bool(self.update_topic_word_prior)}
 
     # --- training ------------------------------------------------------------------------------
-    def _start(self, counts: sp.csr_matrix, vocabulary, first_batch_rows: int | None = None) -> None:
+    def _start(self, counts: sp.csr_matrix, vocabulary, first_batch_rows: int | None = None,
+               corpus_size: int | None = None) -> None:
         """Validate parameters and initialise (beta_0, alpha_0) and the engine; s_0 gets the mean
-        length of the first ``first_batch_rows`` documents (default ``batch_size``)."""
+        length of the first ``first_batch_rows`` documents (default ``batch_size``);
+        ``corpus_size`` is D when the parameter is None (`fit`: the corpus' documents)."""
         method = self._validated_method()
         n_docs, n_words = counts.shape
         if n_docs == 0:
@@ -112,7 +148,8 @@ class OnlineLDA(TopicModelEstimator):
             raise InputError("the corpus has an empty vocabulary")
         if counts.nnz == 0:
             raise InputError("the corpus has no tokens (every document is empty)")
-        parts = build_parts(method, self._settings())
+        self._fitted_settings = self._settings(corpus_size)
+        parts = build_parts(method, self._fitted_settings)
         rng = np.random.default_rng(self.random_state)
         beta, alpha = initial_parameters(self.n_topics, n_words, rng, self.doc_topic_prior)
         seed = int(rng.integers(0, 2**63 - 1))
@@ -128,26 +165,40 @@ class OnlineLDA(TopicModelEstimator):
 
     def fit(self, X, y=None, *, callback=None) -> "OnlineLDA":
         """Train from scratch on ``X`` (a `Corpus`, sparse or dense D x V counts): ``n_passes``
-        passes of consecutive minibatches of ``batch_size`` documents, in corpus order.
+        passes of consecutive minibatches of ``batch_size`` documents, in corpus order (for a
+        full-batch method, ``n_passes`` steps each over the whole corpus). Bayesian methods take
+        D = ``corpus_size``, or the number of documents of ``X`` when it is None.
         ``callback(model, report)`` is called after every step with a `StepReport`."""
         counts, vocabulary = _counts_and_vocabulary(X)
-        self._start(counts, vocabulary)
-        batches = (Minibatch.from_counts(counts[start:start + self.batch_size])
-                   for _ in range(self.n_passes)
-                   for start in range(0, counts.shape[0], self.batch_size))
+        self._start(counts, vocabulary, corpus_size=counts.shape[0])
 
         def after_step(engine, report):
             self._components_cache = None
             if callback is not None:
                 callback(self, report)
 
+        if self.method_.full_batch:
+            for _ in range(self.n_passes):
+                after_step(self._engine, self._engine.batch_step(self._chunks(counts)))
+            return self
+        batches = (Minibatch.from_counts(counts[start:start + self.batch_size])
+                   for _ in range(self.n_passes)
+                   for start in range(0, counts.shape[0], self.batch_size))
         self._engine.fit(batches, callbacks=[after_step])
         return self
+
+    def _chunks(self, counts: sp.csr_matrix):
+        """``counts`` as consecutive minibatches of ``batch_size`` documents, each knowing its
+        first document's index (so their random streams are those of the whole)."""
+        return (Minibatch.from_counts(counts[start:start + self.batch_size], first_document=start)
+                for start in range(0, counts.shape[0], self.batch_size))
 
     def partial_fit(self, X, y=None) -> "OnlineLDA":
         """One online EM step with the documents of ``X`` as the minibatch. The first call
         initialises the model (vocabulary size V from ``X``); later calls must have the same V.
-        ``fit(corpus)`` equals ``partial_fit`` on its consecutive ``batch_size`` slices."""
+        ``fit(corpus)`` equals ``partial_fit`` on its consecutive ``batch_size`` slices.
+        Bayesian methods need ``corpus_size`` (D) set beforehand. For a full-batch method
+        ``X`` is the whole corpus and one call is one batch iteration."""
         counts, vocabulary = _counts_and_vocabulary(X)
         if not self._is_fitted():
             self._start(counts, vocabulary, counts.shape[0])
@@ -156,7 +207,10 @@ class OnlineLDA(TopicModelEstimator):
                              f"model has {self._engine.n_words}")
         if counts.shape[0] == 0:
             raise InputError("the minibatch has no documents")
-        self._engine.partial_fit(Minibatch.from_counts(counts))
+        if self.method_.full_batch:
+            self._engine.batch_step(self._chunks(counts))
+        else:
+            self._engine.partial_fit(Minibatch.from_counts(counts))
         self._components_cache = None
         return self
 
@@ -183,6 +237,20 @@ class OnlineLDA(TopicModelEstimator):
     @property
     def doc_topic_prior_(self) -> np.ndarray:
         return self._require_fitted().doc_topic_prior()
+
+    @property
+    def lambda_(self):
+        """lambda (K x V), the variational Dirichlet parameters of the topics of a Bayesian
+        method (the last iterate, O(K V)); None for frequentist ones."""
+        engine = self._require_fitted()
+        if not hasattr(engine.parameters, "topic_word_lambda"):
+            return None
+        return engine.parameters.topic_word_lambda(engine.stats)
+
+    @property
+    def topic_word_prior_(self):
+        """eta of a Bayesian method (after its updates, if any); None for frequentist ones."""
+        return getattr(self._require_fitted().parameters, "topic_word_prior", None)
 
     @property
     def n_steps_(self) -> int:
@@ -217,14 +285,16 @@ class OnlineLDA(TopicModelEstimator):
 
     def _fitted_metadata(self) -> dict:
         engine = self._require_fitted()
-        return {"method": self.method_.as_dict(), "step": engine.step, "seed": engine.seed}
+        return {"method": self.method_.as_dict(), "step": engine.step, "seed": engine.seed,
+                "settings": self._fitted_settings}
 
     def _restore_state(self, arrays: dict[str, np.ndarray], metadata: dict) -> None:
         fitted = metadata.get("fitted", {})
         method = Method.from_dict(fitted["method"])
         self.method = method.name if PRESETS.get(method.name) == method else method
         self.method_ = resolve_method(method)
-        parts = build_parts(method, self._settings())
+        self._fitted_settings = {**self._settings(), **fitted.get("settings", {})}
+        parts = build_parts(method, self._fitted_settings)
         self._engine = OnlineEM(parts.local, parts.parameters, parts.step_size, parts.alpha_update,
                                 boosted=parts.boosted, averaging=bool(self.averaging),
                                 seed=int(fitted["seed"]))

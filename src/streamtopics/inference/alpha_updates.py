@@ -7,10 +7,14 @@ Every update is called once per M-step (once per local pass for boosted ++ metho
 with ``alpha_previous`` = alpha_{i-1} (the value before the minibatch, also during boosted
 passes), ``stats`` the blended statistics s_i (`SufficientStats`; s2 is ``stats.log_theta``),
 ``minibatch`` the minibatch's own summed expectations (`MinibatchStats`) and ``rho`` the step
-size. That is enough for the frequentist fixed point below, for a Gamma prior (a MAP version
-weighted by ``stats.n_documents``) and for the stochastic Newton step of online LDA (Hoffman et
-al. 2010, which steps alpha_{i-1} by rho times a Newton direction computed from the minibatch);
-the latter two belong to the baselines (issue 5).
+size. Four updates (thesis Table 4):
+
+* `MinkaFixedPoint` (G-OEM, V-OEM): alpha = alpha*(s_i), the exact M-step (appendix A.1);
+* `NewtonStep` (OLDA, SVB): alpha_i = alpha_{i-1} - rho_i H^-1 g, one damped Newton step on the
+  minibatch's own objective (Hoffman, Blei & Bach 2010, eq. 9);
+* `GammaPrior` (SPLDA): the MAP M-step under a Gamma(shape, rate) prior on each alpha_k, the data
+  weighted by the documents seen (Sato, Kurihara & Nakagawa 2010; Dupuy & Bach 2016, appendix F);
+* `Fixed` (SGS, VarGibbs): alpha never changes.
 """
 
 from __future__ import annotations
@@ -53,12 +57,32 @@ def inverse_digamma(y, tolerance: float = 1e-15, max_iterations: int = 60, start
     return x
 
 
-def _implied_alpha(total: float, log_theta: np.ndarray, start=None) -> np.ndarray:
-    return np.maximum(inverse_digamma(digamma(total) + log_theta, start=start), np.finfo(float).tiny)
+def _inverse_digamma_with_pole(y, pole: float, start=None, tolerance: float = 1e-15,
+                              max_iterations: int = 100) -> np.ndarray:
+    """x > 0 with digamma(x) - pole / x = y, elementwise (``pole`` >= 0; 0 is `inverse_digamma`).
+
+    The left side is increasing and concave in x, and x_0 = inverse_digamma(y) lies left of the
+    root (there the left side is y - pole / x_0 <= y), so Newton's method from x_0 increases
+    monotonically to the root."""
+    x = inverse_digamma(y, start=start)
+    if pole == 0.0:
+        return x
+    for _ in range(max_iterations):
+        step = (digamma(x) - pole / x - y) / (_trigamma(x) + pole / (x * x))
+        new = x - step
+        if np.all(np.abs(new - x) <= tolerance * new):
+            return new
+        x = new
+    return x
+
+
+def _implied_alpha(total: float, log_theta: np.ndarray, start=None, pole: float = 0.0) -> np.ndarray:
+    return np.maximum(_inverse_digamma_with_pole(digamma(total) + log_theta, pole, start=start),
+                      np.finfo(float).tiny)
 
 
 def fixed_point_alpha(log_theta: np.ndarray, start: float = 1.0, tolerance: float = 1e-13,
-                      max_iterations: int = 200, alpha_start=None) -> np.ndarray:
+                      max_iterations: int = 200, alpha_start=None, pole: float = 0.0) -> np.ndarray:
     """alpha solving digamma(alpha_k) - digamma(sum_j alpha_j) = s2_k for every k (appendix A.1).
 
     Minka's fixed point alpha_k <- digamma^-1(digamma(sum alpha) + s2_k) changes alpha only
@@ -70,6 +94,10 @@ def fixed_point_alpha(log_theta: np.ndarray, start: float = 1.0, tolerance: floa
     equation) is below ``tolerance``; then alpha_k = digamma^-1(digamma(a) + s2_k) > 0.
     ``start`` is the initial guess for a (the previous sum of alpha), ``alpha_start`` an optional
     initial guess for alpha (inverse digamma warm start; each iterate warm-starts the next).
+
+    ``pole`` c >= 0 solves digamma(alpha_k) - c / alpha_k - digamma(sum alpha) = s2_k instead
+    (the M-step under a Gamma prior, `gamma_prior_alpha`); the same scalar iteration applies, with
+    alpha_k(a) from `_inverse_digamma_with_pole`.
     """
     log_theta = np.asarray(log_theta, dtype=np.float64)
     if log_theta.size == 1:
@@ -81,7 +109,7 @@ def fixed_point_alpha(log_theta: np.ndarray, start: float = 1.0, tolerance: floa
 
     def excess(u):
         total = np.exp(u)
-        alpha = _implied_alpha(total, log_theta, guess[0])
+        alpha = _implied_alpha(total, log_theta, guess[0], pole)
         guess[0] = alpha
         return alpha.sum() - total, alpha, total
 
@@ -97,8 +125,8 @@ def fixed_point_alpha(log_theta: np.ndarray, start: float = 1.0, tolerance: floa
         else:
             high = u
         if low >= u_max:
-            return _implied_alpha(MAX_CONCENTRATION, log_theta)
-        slope = total * (_trigamma(total) * np.sum(1.0 / _trigamma(alpha)) - 1.0)
+            return _implied_alpha(MAX_CONCENTRATION, log_theta, pole=pole)
+        slope = total * (_trigamma(total) * np.sum(1.0 / (_trigamma(alpha) + pole / alpha**2)) - 1.0)
         candidate = u - value / slope if slope < 0 else np.nan
         if not low < candidate < min(high, u_max):
             if np.isfinite(low) and np.isfinite(high):
@@ -129,3 +157,81 @@ class Fixed:
 
     def __call__(self, alpha_previous, stats=None, minibatch=None, rho=None) -> np.ndarray:
         return np.array(alpha_previous, dtype=np.float64)
+
+
+def gamma_prior_alpha(log_theta: np.ndarray, n_documents: float, shape: float, rate: float,
+                      start: float = 1.0, tolerance: float = 1e-13, alpha_start=None) -> np.ndarray:
+    """The MAP alpha of N documents whose average expected log proportions are s2, under
+    independent Gamma(shape, rate) priors on the alpha_k (shape >= 1, rate >= 0):
+
+        max_alpha  N [log Gamma(sum alpha) - sum_k log Gamma(alpha_k) + sum_k alpha_k s2_k]
+                   + sum_k [(shape - 1) log alpha_k - rate alpha_k],
+
+    concave, so its maximiser is the unique solution of, for every k,
+
+        digamma(alpha_k) - digamma(sum alpha) = s2_k + ((shape - 1) / alpha_k - rate) / N,
+
+    found by `fixed_point_alpha` with s2 - rate / N and the pole (shape - 1) / N. As N grows the
+    prior fades and this tends to Minka's fixed point."""
+    if n_documents <= 0:
+        raise ValueError(f"the Gamma-prior update needs a positive number of documents, got {n_documents}")
+    log_theta = np.asarray(log_theta, dtype=np.float64)
+    return fixed_point_alpha(log_theta - rate / n_documents, start=start, tolerance=tolerance,
+                             alpha_start=alpha_start, pole=(shape - 1.0) / n_documents)
+
+
+def newton_alpha_step(alpha: np.ndarray, log_theta: np.ndarray, rho: float = 1.0) -> np.ndarray:
+    """alpha - rho H^-1 g for the Dirichlet log-likelihood of one document with expected log
+    proportions s2 (Hoffman, Blei & Bach 2010, eq. 9; Blei et al. 2003, appendix A.4.2):
+    g_k = digamma(sum alpha) - digamma(alpha_k) + s2_k, H = diag(-trigamma(alpha)) +
+    trigamma(sum alpha) 1 1^T, inverted in O(K) (the count of documents scales g and H alike and
+    cancels). At rho = 1 repeated steps converge quadratically to Minka's fixed point; a step
+    that would leave alpha > 0 is halved until it does not (gensim's implementation skips it)."""
+    alpha = np.asarray(alpha, dtype=np.float64)
+    total = alpha.sum()
+    gradient = digamma(total) - digamma(alpha) + np.asarray(log_theta, dtype=np.float64)
+    diagonal = -_trigamma(alpha)
+    coupling = _trigamma(total)
+    offset = np.sum(gradient / diagonal) / (1.0 / coupling + np.sum(1.0 / diagonal))
+    step = -rho * (gradient - offset) / diagonal
+    for _ in range(60):
+        updated = alpha + step
+        if np.all(updated > 0) and np.all(np.isfinite(updated)):
+            return updated
+        step *= 0.5
+    return alpha.copy()
+
+
+@dataclass(frozen=True)
+class NewtonStep:
+    """alpha_i = alpha_{i-1} - rho_i H^-1 g on the minibatch's average s2 (OLDA eq. 9, SVB)."""
+
+    def __call__(self, alpha_previous, stats, minibatch, rho) -> np.ndarray:
+        if np.size(alpha_previous) == 1:
+            return np.array(alpha_previous, dtype=np.float64)
+        return newton_alpha_step(alpha_previous, minibatch.log_theta / minibatch.n_documents, rho)
+
+
+@dataclass(frozen=True)
+class GammaPrior:
+    """alpha = the MAP M-step under Gamma(shape, rate) priors (`gamma_prior_alpha`), the data
+    weighted by the N documents blended so far: with the step size 1/i, s_i is the average of
+    their expectations and this is the MAP of incremental EM, SPLDA's update (Sato et al. 2010;
+    Dupuy & Bach 2016, appendix F). Default Gamma(2, 1): weakly informative (mode 1), worth
+    about one document, it keeps alpha away from 0 on the first minibatches."""
+
+    shape: float = 2.0
+    rate: float = 1.0
+    tolerance: float = 1e-13
+
+    def __post_init__(self):
+        if not self.shape >= 1.0 or not self.rate >= 0.0:
+            raise ValueError(f"the Gamma prior on alpha needs shape >= 1 and rate >= 0, got "
+                             f"shape={self.shape!r}, rate={self.rate!r}")
+
+    def __call__(self, alpha_previous, stats, minibatch=None, rho=None) -> np.ndarray:
+        if np.size(alpha_previous) == 1:
+            return np.array(alpha_previous, dtype=np.float64)
+        return gamma_prior_alpha(stats.log_theta, stats.n_documents, self.shape, self.rate,
+                                 start=float(np.sum(alpha_previous)), tolerance=self.tolerance,
+                                 alpha_start=alpha_previous)

@@ -17,6 +17,11 @@ same way: (E[n_dk] + alpha_k) / (N_d + sum alpha), E[n_dk] the averaged conditio
 Boosted use (G-OEM++, section 3.3) calls `GibbsRun.advance` one pass at a time with the updated
 parameters; before the recorded window the current estimate is that of the latest pass alone
 (a single recorded sample), inside the window it is the average over the window so far.
+
+``last_sample=True`` is the local step of streaming Gibbs sampling (SGS, Gao et al. 2016; Dupuy
+& Bach 2016, section 5): only the last pass is recorded (R = 1), and s1 counts the sampled
+assignments themselves (hard counts, 1 for z_n^P) instead of the full conditionals, so the
+statistics carry the noise of a single sample; s2 is that of the same sample.
 """
 
 from __future__ import annotations
@@ -26,7 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import digamma
 
-from ..kernels.gibbs_estep import gibbs_sweeps
+from ..kernels.gibbs_estep import (RECORD_CONDITIONALS, RECORD_DENSE, RECORD_SAMPLE,
+                                   gibbs_sweeps)
 from .minibatch import Minibatch
 from .stats import MinibatchStats
 
@@ -44,13 +50,27 @@ def local_word_weights(weights: np.ndarray) -> np.ndarray:
 class GibbsEstimator:
     """Algorithm 2 with ``passes`` Gibbs passes per document (P, default 20, as in the paper).
 
-    ``dense_reference`` records the conditionals with the dense per-token kernel (tests only).
+    ``last_sample``: record only the last pass, as hard counts of its sample (SGS, see the module
+    docstring). ``dense_reference`` records the conditionals with the dense per-token kernel
+    (tests only).
     """
 
     passes: int = 20
     dense_reference: bool = False
+    last_sample: bool = False
 
     name = "gibbs"
+
+    @property
+    def record_mode(self) -> int:
+        if self.last_sample:
+            return RECORD_SAMPLE
+        return RECORD_DENSE if self.dense_reference else RECORD_CONDITIONALS
+
+    @property
+    def recorded_passes(self) -> int:
+        """R: the last quarter of the passes (at least one), or the last pass alone."""
+        return 1 if self.last_sample else max(1, self.passes // 4)
 
     def begin(self, batch: Minibatch, n_topics: int, seed: int, minibatch_index: int) -> "GibbsRun":
         return GibbsRun(self, batch, n_topics, seed, minibatch_index)
@@ -77,8 +97,7 @@ class GibbsRun:
     @property
     def window_start(self) -> int:
         """0-based index of the first recorded pass."""
-        passes = self.estimator.passes
-        return passes - max(1, passes // 4)
+        return self.estimator.passes - self.estimator.recorded_passes
 
     def advance(self, weights: np.ndarray, alpha: np.ndarray, n_passes: int) -> None:
         """Run ``n_passes`` more passes with word weights ``weights`` (U x K, the minibatch's
@@ -100,7 +119,7 @@ class GibbsRun:
         gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr,
                      local_word_weights(weights), alpha, digamma(alpha), float(digamma(alpha.sum())),
                      self.seed, self.minibatch_index, batch.first_document,
-                     first, n_passes, record_from, self.estimator.dense_reference,
+                     first, n_passes, record_from, self.estimator.record_mode,
                      self.token_topic, self.doc_topic_counts, self.rng_state,
                      self.entry_topic, self.doc_log_theta)
         self.n_recorded += last - max(first, record_from)

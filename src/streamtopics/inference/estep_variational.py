@@ -2,7 +2,10 @@
 
 Each document starts from gamma_k = alpha_k + N_d / K (Blei et al. 2003) and runs P passes of
 (11)-(12); the expected statistics (14) are those of the last pass: s1 from zeta, s2_k =
-digamma(gamma_k) - digamma(sum gamma). Document-topic proportions are E_q[theta_d] =
+digamma(gamma_k) - digamma(sum gamma). ``random_start=True`` starts gamma from Gamma(100, 1/100)
+draws instead, as Hoffman's onlineldavb.py, gensim and scikit-learn do (to compare with them:
+with near-uniform topics that random start decides how the first documents spread over topics),
+drawn from the document's own stream (seed, minibatch, document index). Document-topic proportions are E_q[theta_d] =
 gamma / sum gamma. Boosted use (V-OEM++) advances one pass at a time; each pass's (14) is the
 current estimate.
 """
@@ -21,23 +24,28 @@ from .stats import MinibatchStats
 
 @dataclass(frozen=True)
 class VariationalEstimator:
-    """Equations 11-12 with ``passes`` passes per document (P, default 20, as in the paper)."""
+    """Equations 11-12 with ``passes`` passes per document (P, default 20, as in the paper);
+    ``random_start``: gamma starts from Gamma(100, 1/100) draws (see the module docstring)."""
 
     passes: int = 20
+    random_start: bool = False
 
     name = "variational"
 
     def begin(self, batch: Minibatch, n_topics: int, seed: int = 0,
               minibatch_index: int = 0) -> "VariationalRun":
-        return VariationalRun(self, batch, n_topics)
+        return VariationalRun(self, batch, n_topics, seed, minibatch_index)
 
 
 class VariationalRun:
     """The per-document variational parameters gamma of one minibatch, advanced pass by pass."""
 
-    def __init__(self, estimator: VariationalEstimator, batch: Minibatch, n_topics: int):
+    def __init__(self, estimator: VariationalEstimator, batch: Minibatch, n_topics: int,
+                 seed: int = 0, minibatch_index: int = 0):
         self.estimator = estimator
         self.batch = batch
+        self.seed = int(seed)
+        self.minibatch_index = int(minibatch_index)
         self.passes_done = 0
         self.doc_gamma = np.zeros((batch.n_documents, n_topics))
         self.entry_topic = np.zeros((batch.n_entries, n_topics))
@@ -50,12 +58,21 @@ class VariationalRun:
                              f"{self.estimator.passes}")
         alpha = np.ascontiguousarray(alpha, dtype=np.float64)
         if self.passes_done == 0:
-            self.doc_gamma[:] = alpha + (self.batch.document_lengths / alpha.size)[:, None]
+            self._start_gamma(alpha)
         batch = self.batch
         variational_passes(batch.doc_ptr, batch.entry_word, batch.entry_count,
                            local_word_weights(weights), alpha, n_passes,
                            self.doc_gamma, self.entry_topic, self.doc_log_theta)
         self.passes_done = last
+
+    def _start_gamma(self, alpha: np.ndarray) -> None:
+        if not self.estimator.random_start:
+            self.doc_gamma[:] = alpha + (self.batch.document_lengths / alpha.size)[:, None]
+            return
+        first = self.batch.first_document
+        for d in range(self.batch.n_documents):
+            stream = np.random.default_rng([self.seed, self.minibatch_index, first + d])
+            self.doc_gamma[d] = stream.gamma(100.0, 1.0 / 100.0, alpha.size)
 
     def entry_expectations(self) -> np.ndarray:
         return self.entry_topic

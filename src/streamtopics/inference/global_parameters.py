@@ -8,17 +8,26 @@ back to the shared initial parameters) and, from the running `SufficientStats`:
   there, thesis section 3.3.4);
 * ``row_affine(stats)`` -> (offset K, factor K) such that the reported topic-word distribution is
   component[k, v] = offset_k + factor_k * stats.raw[v, k], which is what `components` returns
-  and what the lazy Polyak-Ruppert average needs.
+  and what the lazy Polyak-Ruppert average needs;
+* ``after_step(stats, rho)`` -> the parameterisation for the next step (itself, or one with an
+  updated prior), and ``state_arrays()`` / ``with_state(arrays)`` for what such an update
+  changes, so a model file resumes exactly.
 
-Only the frequentist point estimate lives here; the variational Dirichlet (lambda = eta + D s1,
-E_q[log beta]) of the Bayesian baselines plugs in the same way (issue 5).
+Two parameterisations:
+
+* `PointEstimate` (frequentist: G-OEM, V-OEM, SPLDA, SGS): beta = beta*(s), the M-step of
+  appendix A.1;
+* `VariationalDirichlet` (Bayesian: OLDA, SVB, VarGibbs, batch VB): q(beta_k) =
+  Dirichlet(lambda_k) with lambda = eta + D s1 (Hoffman, Blei & Bach 2010, eq. 8; thesis eq. 15).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import numbers
+from dataclasses import dataclass, replace
 
 import numpy as np
+from scipy.special import digamma, polygamma
 
 from .stats import SufficientStats
 
@@ -54,3 +63,187 @@ class PointEstimate:
 
     def components(self, stats: SufficientStats) -> np.ndarray:
         return components_from_affine(stats, *self.row_affine(stats))
+
+    def after_step(self, stats: SufficientStats, rho: float) -> "PointEstimate":
+        return self
+
+    def state_arrays(self) -> dict[str, np.ndarray]:
+        return {}
+
+    def with_state(self, arrays: dict[str, np.ndarray]) -> "PointEstimate":
+        return self
+
+
+@dataclass(frozen=True)
+class VariationalDirichlet:
+    """q(beta_k) = Dirichlet(lambda_k), lambda_kv = eta + D s1_kv (Bayesian topics).
+
+    Hoffman, Blei & Bach (2010), Algorithm 2 and eq. 8: lambda_t = (1 - rho_t) lambda_{t-1} +
+    rho_t (eta + (D / S) sum_s n_ts phi_ts). With s1 blended by equation 3 towards the minibatch
+    average of the expected counts, eta + D s1_t obeys exactly that recursion, so the engine's
+    statistics carry lambda and every step size of the engine applies to it (with 1/i: SVB; with
+    rho = 1 on the whole corpus: batch VB, their Algorithm 1).
+
+    * the local E-step weighs word w in topic k by exp(E_q[log beta_kw]) = exp(digamma(lambda_kw)
+      - digamma(sum_v lambda_kv)) (their eq. 5-6; thesis section 3.3.4), with Gibbs (VarGibbs,
+      Mimno, Hoffman & Blei 2012) or variational (OLDA, SVB) local estimators;
+    * the reported topics are E_q[beta_k] = lambda_k / sum_v lambda_kv, as the paper evaluates;
+    * ``corpus_size`` D is the number of documents of the whole corpus (required: the weight of
+      the data against the prior eta; scikit-learn silently assumes 1e6);
+    * ``topic_word_prior`` eta > 0 is the symmetric Dirichlet prior on the topics;
+      ``update_prior``: after every step, eta <- eta - rho_t H^-1 g, a damped Newton step on the
+      beta part of the ELBO (their eq. 9; O(K V) per step). The statistics keep D s1, so lambda
+      always uses the current eta (Hoffman's lambda keeps each step's eta inside its average; the
+      two differ only while eta moves).
+
+    Initial statistics: the frequentist s1_0 = L beta_0 (one average document of length L per
+    topic, `SufficientStats.from_parameters`) corrected by eta so that lambda_0 = eta + D s1_0 =
+    (V eta + D L) beta_0 exactly: E_q[beta_0] = beta_0, and since lambda_0 is large,
+    exp(E_q[log beta_0]) is close to beta_0 too, so the first E-step sees the same topics as
+    every other method, and s_0 weighs as much against the data as the frequentist one.
+    """
+
+    corpus_size: float
+    topic_word_prior: float
+    update_prior: bool = False
+
+    name = "dirichlet"
+
+    def __post_init__(self):
+        size = self.corpus_size
+        if size is None or not isinstance(size, numbers.Real) or isinstance(size, bool) \
+                or not np.isfinite(size) or size < 1:
+            raise ValueError(
+                f"Bayesian topic parameters (lambda = eta + D s1, Hoffman et al. 2010, eq. 8) need "
+                f"the corpus size D, the number of documents of the whole corpus: pass "
+                f"corpus_size=D (fit fills it from the corpus it is given; partial_fit cannot "
+                f"know it), got {size!r}")
+        prior = self.topic_word_prior
+        if not isinstance(prior, numbers.Real) or not np.isfinite(prior) or prior <= 0:
+            raise ValueError(f"topic_word_prior (eta) must be a positive number, got {prior!r}")
+
+    def _lambda_totals(self, stats: SufficientStats) -> np.ndarray:
+        return stats.n_words * self.topic_word_prior + self.corpus_size * stats.topic_totals
+
+    def initial_stats(self, beta: np.ndarray, alpha: np.ndarray, document_length: float) -> SufficientStats:
+        """s_0 with lambda_0 = eta + D s1_0 = (V eta + D L) beta_0, L = ``document_length``."""
+        beta = np.asarray(beta, dtype=np.float64)
+        initial_lambda = (beta.shape[1] * self.topic_word_prior + self.corpus_size * document_length) * beta
+        return self.stats_for_lambda(initial_lambda, alpha)
+
+    def stats_for_lambda(self, topic_word_lambda: np.ndarray, alpha: np.ndarray) -> SufficientStats:
+        """The statistics whose lambda = eta + D s1 is ``topic_word_lambda`` (K x V, positive),
+        with s2 that of ``alpha`` (e.g. to start from another initialisation of lambda)."""
+        alpha = np.asarray(alpha, dtype=np.float64)
+        raw = (np.asarray(topic_word_lambda, dtype=np.float64).T - self.topic_word_prior) / self.corpus_size
+        return SufficientStats(raw, digamma(alpha) - digamma(alpha.sum()))
+
+    def row_affine(self, stats: SufficientStats) -> tuple[np.ndarray, np.ndarray]:
+        """E_q[beta_kv] = (eta + D scale raw_vk) / (V eta + D sum_v s1_kv)."""
+        totals = self._lambda_totals(stats)
+        return self.topic_word_prior / totals, self.corpus_size * stats.scale / totals
+
+    def word_weights(self, stats: SufficientStats, words: np.ndarray) -> np.ndarray:
+        """exp(E_q[log beta_kw]) for the given words, U x K."""
+        lam = self.topic_word_prior + self.corpus_size * stats.word_topic(words)
+        return np.exp(digamma(lam) - digamma(self._lambda_totals(stats)))
+
+    def components(self, stats: SufficientStats) -> np.ndarray:
+        return components_from_affine(stats, *self.row_affine(stats))
+
+    def topic_word_lambda(self, stats: SufficientStats) -> np.ndarray:
+        """lambda, K x V (O(K V))."""
+        return self.topic_word_prior + self.corpus_size * stats.topic_word()
+
+    def after_step(self, stats: SufficientStats, rho: float) -> "VariationalDirichlet":
+        if not self.update_prior:
+            return self
+        return replace(self, topic_word_prior=newton_topic_word_prior(
+            self.topic_word_prior, self.topic_word_lambda(stats), rho))
+
+    def state_arrays(self) -> dict[str, np.ndarray]:
+        return {"topic_word_prior": np.array(self.topic_word_prior)}
+
+    def with_state(self, arrays: dict[str, np.ndarray]) -> "VariationalDirichlet":
+        if "topic_word_prior" not in arrays:
+            return self
+        return replace(self, topic_word_prior=float(arrays["topic_word_prior"]))
+
+
+def newton_topic_word_prior(eta: float, topic_word_lambda: np.ndarray, rho: float = 1.0) -> float:
+    """eta - rho g / h: a Newton step (damped by rho, Hoffman et al. 2010, eq. 9) on
+
+        f(eta) = sum_k [log Gamma(V eta) - V log Gamma(eta) + (eta - 1) sum_v E_q[log beta_kv]],
+
+    the part of the ELBO that depends on a symmetric eta, with g = f'(eta) and h = f''(eta) < 0
+    (f is concave). At rho = 1, iterating finds the eta with V digamma(V eta) - V digamma(eta) =
+    -(1/K) sum_kv E_q[log beta_kv]. The step is halved until eta stays positive."""
+    n_topics, n_words = topic_word_lambda.shape
+    elog_sum = (digamma(topic_word_lambda).sum()
+                - n_words * digamma(topic_word_lambda.sum(axis=1)).sum())
+    gradient = n_topics * n_words * (digamma(n_words * eta) - digamma(eta)) + elog_sum
+    hessian = n_topics * n_words * (n_words * polygamma(1, n_words * eta) - polygamma(1, eta))
+    step = -rho * gradient / hessian
+    while eta + step <= 0:
+        step *= 0.5
+    return float(eta + step)
+
+
+@dataclass(frozen=True)
+class SmoothedPointEstimate:
+    """beta_kw = (eta + N s1_kw) / (V eta + N sum_v s1_kv), N the documents blended so far: a
+    point estimate of the topics smoothed by a Dirichlet(eta) prior, used as is in the local
+    E-step and reported as the topics.
+
+    This is how streaming Gibbs sampling weighs words: Gao et al. (2016) sample from
+    (n_kw + eta) / (n_k + V eta) with n the counts accumulated over the stream, which is N s1
+    when s is the plain average of the documents' statistics (step size 1/i). It matters with
+    hard counts (``gibbs-last-sample``): the unsmoothed beta* of appendix A.1 is exactly 0 for
+    every word a topic's samples have not hit yet, and since the Gibbs conditional is
+    proportional to beta_kw, such a word can never enter that topic again; the topics freeze
+    into the random partition of the first minibatch.
+
+    Before any document (N = 0) the weight is 1 and s1_0 = (V eta + L) beta_0 - eta, so that the
+    first E-step sees the shared beta_0 exactly; with rho_1 = 1 s_0 is then discarded.
+    """
+
+    topic_word_prior: float
+
+    name = "smoothed"
+
+    def __post_init__(self):
+        prior = self.topic_word_prior
+        if not isinstance(prior, numbers.Real) or not np.isfinite(prior) or prior <= 0:
+            raise ValueError(f"topic_word_prior (eta) must be a positive number, got {prior!r}")
+
+    @staticmethod
+    def _data_weight(stats: SufficientStats) -> float:
+        return max(stats.n_documents, 1.0)
+
+    def initial_stats(self, beta: np.ndarray, alpha: np.ndarray, document_length: float) -> SufficientStats:
+        beta = np.asarray(beta, dtype=np.float64)
+        alpha = np.asarray(alpha, dtype=np.float64)
+        eta = self.topic_word_prior
+        pseudo_counts = (beta.shape[1] * eta + document_length) * beta
+        return SufficientStats(pseudo_counts.T - eta, digamma(alpha) - digamma(alpha.sum()))
+
+    def row_affine(self, stats: SufficientStats) -> tuple[np.ndarray, np.ndarray]:
+        weight = self._data_weight(stats)
+        totals = stats.n_words * self.topic_word_prior + weight * stats.topic_totals
+        return self.topic_word_prior / totals, weight * stats.scale / totals
+
+    def word_weights(self, stats: SufficientStats, words: np.ndarray) -> np.ndarray:
+        offset, factor = self.row_affine(stats)
+        return stats.raw[words] * factor + offset
+
+    def components(self, stats: SufficientStats) -> np.ndarray:
+        return components_from_affine(stats, *self.row_affine(stats))
+
+    def after_step(self, stats: SufficientStats, rho: float) -> "SmoothedPointEstimate":
+        return self
+
+    def state_arrays(self) -> dict[str, np.ndarray]:
+        return {}
+
+    def with_state(self, arrays: dict[str, np.ndarray]) -> "SmoothedPointEstimate":
+        return self

@@ -2,25 +2,34 @@
 
 Following the thesis (Dupuy 2017, section 3.5.1, Table 4), an online method for LDA is fixed by
 
-| axis | key of `Method` | choices here (more in issue 5) |
+| axis | key of `Method` | choices (registry keys) |
 |---|---|---|
-| local E-step estimator | ``local`` | ``"gibbs"`` (Algorithm 2), ``"variational"`` (eq. 11-12) |
-| global parameters | ``parameters`` | ``"point"`` (frequentist beta = beta*(s)) |
-| step size rho_i | ``step_size`` | ``"polynomial"`` ((tau0 + i)^-kappa), ``"incremental"`` (1/i) |
-| alpha update | ``alpha_update`` | ``"fixed-point"`` (Minka), ``"fixed"`` |
+| local E-step estimator | ``local`` | ``"gibbs"`` (Algorithm 2), ``"gibbs-last-sample"`` (hard counts of the last sweep, SGS), ``"variational"`` (eq. 11-12) |
+| global parameters | ``parameters`` | ``"point"`` (frequentist beta = beta*(s)), ``"smoothed"`` (beta = (eta + N s1) / row sums, N documents seen, used as is), ``"dirichlet"`` (Bayesian lambda = eta + D s1, E_q[log beta] in the E-step) |
+| step size rho_i | ``step_size`` | ``"polynomial"`` ((tau0 + i)^-kappa), ``"incremental"`` (1/i), ``"constant"`` (1) |
+| alpha update | ``alpha_update`` | ``"fixed-point"`` (Minka), ``"newton"`` (OLDA eq. 9), ``"gamma-prior"`` (SPLDA), ``"fixed"`` |
 
-plus ``boosted`` (++: the M-step after every local pass, section 3.3). A preset is just a named
-`Method`; users compose their own by passing a `Method` to `OnlineLDA(method=...)`. The part
-registries map a choice to a factory taking the estimator's hyperparameters (a dict with
-``local_passes``, ``step_offset``, ``step_decay``, ...), so new parts (Bayesian parameters,
-Gamma-prior alpha, last-sample Gibbs) are one registry entry each.
+plus ``boosted`` (++: the M-step after every local pass, section 3.3) and ``full_batch`` (each
+step's minibatch is the whole corpus: batch EM / batch VB). A preset is just a named `Method`;
+users compose their own by passing a `Method` to `OnlineLDA(method=...)`. The part registries map
+a choice to a factory taking the estimator's hyperparameters (a dict with ``local_passes``,
+``step_offset``, ``step_decay``, ``corpus_size``, ``topic_word_prior``,
+``update_topic_word_prior``), so a new part is one registry entry.
 
-| preset | local | parameters | step size | alpha | boosted |
-|---|---|---|---|---|---|
-| g-oem | gibbs | point | polynomial | fixed-point | no |
-| g-oem++ | gibbs | point | polynomial | fixed-point | yes |
-| v-oem | variational | point | polynomial | fixed-point | no |
-| v-oem++ | variational | point | polynomial | fixed-point | yes |
+| preset | local | parameters | step size | alpha | boosted | paper |
+|---|---|---|---|---|---|---|
+| g-oem | gibbs | point | polynomial | fixed-point | no | Dupuy & Bach 2016 |
+| g-oem++ | gibbs | point | polynomial | fixed-point | yes | Dupuy & Bach 2016, section 3.3 |
+| v-oem | variational | point | polynomial | fixed-point | no | Dupuy & Bach 2016 |
+| v-oem++ | variational | point | polynomial | fixed-point | yes | Dupuy & Bach 2016, section 3.3 |
+| olda | variational | dirichlet | polynomial | newton | no | Hoffman, Blei & Bach 2010, Alg. 2 |
+| svb | variational | dirichlet | incremental | newton | no | Broderick et al. 2013 |
+| splda | variational | point | incremental | gamma-prior | yes | Sato, Kurihara & Nakagawa 2010 |
+| sgs | gibbs-last-sample | smoothed | incremental | fixed | no | Gao et al. 2016 |
+| vargibbs | gibbs | dirichlet | polynomial | fixed | no | Mimno, Hoffman & Blei 2012 |
+| batch-vb | variational | dirichlet | constant (full batch) | fixed | no | Hoffman, Blei & Bach 2010, Alg. 1 |
+
+docs/methods.md explains each line with the equations.
 """
 
 from __future__ import annotations
@@ -28,27 +37,36 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
-from .alpha_updates import Fixed, MinkaFixedPoint
+from .alpha_updates import Fixed, GammaPrior, MinkaFixedPoint, NewtonStep
 from .estep_gibbs import GibbsEstimator
 from .estep_variational import VariationalEstimator
-from .global_parameters import PointEstimate
-from .schedules import Incremental, PolynomialDecay
+from .global_parameters import PointEstimate, SmoothedPointEstimate, VariationalDirichlet
+from .schedules import Constant, Incremental, PolynomialDecay
 
 Factory = Callable[[dict], Any]
 
 LOCAL_ESTIMATORS: dict[str, Factory] = {
     "gibbs": lambda settings: GibbsEstimator(passes=settings["local_passes"]),
+    "gibbs-last-sample": lambda settings: GibbsEstimator(passes=settings["local_passes"],
+                                                         last_sample=True),
     "variational": lambda settings: VariationalEstimator(passes=settings["local_passes"]),
 }
 GLOBAL_PARAMETERS: dict[str, Factory] = {
     "point": lambda settings: PointEstimate(),
+    "dirichlet": lambda settings: VariationalDirichlet(
+        corpus_size=settings.get("corpus_size"), topic_word_prior=settings.get("topic_word_prior"),
+        update_prior=bool(settings.get("update_topic_word_prior", False))),
+    "smoothed": lambda settings: SmoothedPointEstimate(settings.get("topic_word_prior")),
 }
 STEP_SIZES: dict[str, Factory] = {
     "polynomial": lambda settings: PolynomialDecay(settings["step_offset"], settings["step_decay"]),
     "incremental": lambda settings: Incremental(),
+    "constant": lambda settings: Constant(1.0),
 }
 ALPHA_UPDATES: dict[str, Factory] = {
     "fixed-point": lambda settings: MinkaFixedPoint(),
+    "newton": lambda settings: NewtonStep(),
+    "gamma-prior": lambda settings: GammaPrior(),
     "fixed": lambda settings: Fixed(),
 }
 _AXES = {"local": LOCAL_ESTIMATORS, "parameters": GLOBAL_PARAMETERS, "step_size": STEP_SIZES,
@@ -57,7 +75,13 @@ _AXES = {"local": LOCAL_ESTIMATORS, "parameters": GLOBAL_PARAMETERS, "step_size"
 
 @dataclass(frozen=True)
 class Method:
-    """One point of the four axes plus boosting; ``name`` is for display and model files."""
+    """One point of the four axes plus boosting; ``name`` is for display and model files.
+
+    ``full_batch``: every step's minibatch is the whole corpus, processed in chunks of
+    ``batch_size`` with the same parameters and merged exactly (`OnlineEM.batch_step`); with the
+    ``"constant"`` step size (rho = 1) one step is one iteration of batch EM, or of batch VB with
+    ``"dirichlet"`` parameters (Hoffman et al. 2010, Algorithm 1), and ``n_passes`` counts them.
+    """
 
     local: str = "gibbs"
     parameters: str = "point"
@@ -65,6 +89,7 @@ class Method:
     alpha_update: str = "fixed-point"
     boosted: bool = False
     name: str = "custom"
+    full_batch: bool = False
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -79,6 +104,13 @@ PRESETS: dict[str, Method] = {
     "g-oem++": Method("gibbs", "point", "polynomial", "fixed-point", True, "g-oem++"),
     "v-oem": Method("variational", "point", "polynomial", "fixed-point", False, "v-oem"),
     "v-oem++": Method("variational", "point", "polynomial", "fixed-point", True, "v-oem++"),
+    "olda": Method("variational", "dirichlet", "polynomial", "newton", False, "olda"),
+    "svb": Method("variational", "dirichlet", "incremental", "newton", False, "svb"),
+    "splda": Method("variational", "point", "incremental", "gamma-prior", True, "splda"),
+    "sgs": Method("gibbs-last-sample", "smoothed", "incremental", "fixed", False, "sgs"),
+    "vargibbs": Method("gibbs", "dirichlet", "polynomial", "fixed", False, "vargibbs"),
+    "batch-vb": Method("variational", "dirichlet", "constant", "fixed", False, "batch-vb",
+                       full_batch=True),
 }
 
 
@@ -96,6 +128,9 @@ def resolve_method(method) -> Method:
         if choice not in registry:
             raise ValueError(f"unknown {axis} {choice!r} in method {spec.name!r}; "
                              f"choose one of {', '.join(registry)}")
+    if spec.boosted and spec.full_batch:
+        raise ValueError(f"method {spec.name!r}: boosted (++) updates need one minibatch at a "
+                         f"time, not a full batch")
     return spec
 
 
@@ -106,10 +141,18 @@ class Parts:
     step_size: Any
     alpha_update: Any
     boosted: bool
+    full_batch: bool
 
 
 def build_parts(method, settings: dict) -> Parts:
-    """Instantiate the parts of ``method`` with the hyperparameters in ``settings``."""
+    """Instantiate the parts of ``method`` with the hyperparameters in ``settings``; a part that
+    cannot be built from them (e.g. Bayesian topics without a corpus size) raises ValueError
+    naming the method."""
     spec = resolve_method(method)
-    built = {axis: registry[getattr(spec, axis)](settings) for axis, registry in _AXES.items()}
-    return Parts(boosted=bool(spec.boosted), **built)
+    built = {}
+    for axis, registry in _AXES.items():
+        try:
+            built[axis] = registry[getattr(spec, axis)](settings)
+        except ValueError as error:
+            raise ValueError(f"method {spec.name!r}: {error}") from None
+    return Parts(boosted=bool(spec.boosted), full_batch=bool(spec.full_batch), **built)

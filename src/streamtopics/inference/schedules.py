@@ -1,7 +1,7 @@
 """Step sizes rho_i of online EM (equation 3), as small value objects.
 
-Both take the 1-based step index i, the documents of the minibatch and the documents blended
-before it; `PolynomialDecay` ignores the counts.
+Each takes the 1-based step index i, the documents of the minibatch and the documents blended
+before it; only `Incremental` uses the counts.
 """
 
 from __future__ import annotations
@@ -40,3 +40,19 @@ class Incremental:
         if batch_documents <= 0:
             return 1.0 / step
         return float(batch_documents / (seen_documents + batch_documents))
+
+
+@dataclass(frozen=True)
+class Constant:
+    """rho_i = value for every step, in (0, 1]. With value 1 each step replaces the statistics by
+    its own expectations: over the whole corpus, one iteration of batch EM, or of batch VB with
+    Bayesian topics (Hoffman et al. 2010, Algorithm 1: online VB with S = D and kappa = 0)."""
+
+    value: float = 1.0
+
+    def __post_init__(self):
+        if not 0.0 < self.value <= 1.0:
+            raise ValueError(f"a constant step size must lie in (0, 1], got {self.value!r}")
+
+    def __call__(self, step: int, batch_documents: float = 0.0, seen_documents: float = 0.0) -> float:
+        return float(self.value)

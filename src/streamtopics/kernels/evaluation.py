@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit, prange
 
 from .random import new_stream, next_uniform
+from .special import digamma
 
 
 # --- small shared pieces ---------------------------------------------------------------------
@@ -225,23 +226,6 @@ def completion_kernel(beta_by_word, alpha, word_ids, offsets, n_observed, burn_i
 
 
 # --- per-document ELBO (Hoffman, Blei & Bach 2010, eq. 4 and 16) ----------------------------
-@njit(cache=True)
-def digamma(x):
-    """The digamma function psi(x) for x > 0 (absolute error below 1e-13).
-
-    The recurrence psi(x) = psi(x + 1) - 1/x up to x >= 10, then the asymptotic series.
-    """
-    result = 0.0
-    while x < 10.0:
-        result -= 1.0 / x
-        x += 1.0
-    inverse = 1.0 / x
-    inverse2 = inverse * inverse
-    series = inverse2 * (1.0 / 12 - inverse2 * (1.0 / 120 - inverse2 * (
-        1.0 / 252 - inverse2 * (1.0 / 240 - inverse2 * (1.0 / 132)))))
-    return result + math.log(x) - 0.5 * inverse - series
-
-
 @njit(cache=True)
 def elbo_document(shifted_exp_elog_beta, elog_beta_shift, alpha, word_ids, word_counts,
                   max_iterations, tolerance):

@@ -17,10 +17,13 @@ Per document and pass t (0-based, ``first_pass <= t < first_pass + n_passes``):
 * a sweep visits the tokens in a fresh uniform permutation sigma^t and samples each z_n from
   equation 5/15, p(z_n = k | z_-n) proportional to beta_{x_n k} (N_{-n,k} + alpha_k) (the
   denominator (N - 1 + sum alpha) is the same for every k and cancels);
-* if t >= record_from the sweep is *recorded*: for every token the full conditional given the
-  complete sample z^t of the other tokens, p(z_n = k | z^t_-n), is added to ``entry_topic[j]``
-  (Algorithm 2, final loop), and digamma(alpha_k + n_dk^t) - digamma(sum alpha + N_d) is added to
-  ``doc_log_theta[d]`` (appendix A.3).
+* if t >= record_from the sweep is *recorded*: what is added to ``entry_topic[j]`` depends on
+  ``record_mode``: RECORD_CONDITIONALS (Algorithm 2, final loop), for every token the full
+  conditional given the complete sample z^t of the other tokens, p(z_n = k | z^t_-n);
+  RECORD_DENSE, the same computed token by token (the dense reference); RECORD_SAMPLE, the
+  sample itself, 1 for the topic z_n^t (hard counts, as streaming Gibbs sampling uses its last
+  sample, Gao et al. 2016). In every mode digamma(alpha_k + n_dk^t) - digamma(sum alpha + N_d) is
+  added to ``doc_log_theta[d]`` (appendix A.3).
 
 The caller divides both accumulators by the number of recorded passes. A sample z^t is drawn by
 inverse CDF over the topics in index order with a fixed summation order (8-topic pairwise chunk
@@ -36,6 +39,11 @@ from numba import njit, prange
 from .random import next_uniform, random_permutation, stream_seed
 
 CHUNK = 8
+
+# What a recorded sweep adds to the per-entry accumulator (``record_mode`` of `gibbs_sweeps`).
+RECORD_CONDITIONALS = 0
+RECORD_DENSE = 1
+RECORD_SAMPLE = 2
 
 
 @njit(cache=True, inline="always")
@@ -128,10 +136,21 @@ def _record_dense(first_entry, last_entry, first_token, entry_word, entry_count,
             token += 1
 
 
+@njit(cache=True)
+def _record_sample(first_entry, last_entry, first_token, entry_count, token_topic, entry_topic):
+    """Add the sample itself, one count at (entry of token n, z_n), for every token of one document."""
+    token = first_token
+    for j in range(first_entry, last_entry):
+        row = entry_topic[j]
+        for _ in range(entry_count[j]):
+            row[token_topic[token]] += 1.0
+            token += 1
+
+
 @njit(cache=True, parallel=True)
 def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights, alpha,
                  digamma_alpha, digamma_alpha_sum, seed, minibatch, first_document,
-                 first_pass, n_passes, record_from, dense_reference,
+                 first_pass, n_passes, record_from, record_mode,
                  token_topic, doc_topic_counts, rng_state, entry_topic, doc_log_theta):
     """Run Gibbs passes ``first_pass .. first_pass + n_passes - 1`` on every document.
 
@@ -141,13 +160,18 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
     first_document + d)). Accumulators: ``entry_topic`` (entries x K) and ``doc_log_theta``
     (B x K), see the module docstring. ``digamma_alpha`` = digamma(alpha) and
     ``digamma_alpha_sum`` = digamma(sum alpha); digamma(a + n) is then digamma(a) +
-    sum_{i<n} 1/(a + i), exact recurrence, O(N_d) per document. ``dense_reference`` records with
-    the dense per-token reference instead of the factorised form (same result up to rounding).
+    sum_{i<n} 1/(a + i), exact recurrence, O(N_d) per document. ``record_mode``: one of
+    RECORD_CONDITIONALS (factorised), RECORD_DENSE (the dense per-token reference, the same result
+    up to rounding) and RECORD_SAMPLE (hard counts of the sample), see the module docstring.
     """
     n_docs = doc_ptr.size - 1
     n_topics = alpha.size
     n_chunks = (n_topics + CHUNK - 1) // CHUNK
-    alpha_sum = alpha.sum()
+    # A plain loop: numba would turn alpha.sum() here into a parallel reduction whose rounding
+    # depends on the thread count, and the model would then depend on it too.
+    alpha_sum = 0.0
+    for k in range(n_topics):
+        alpha_sum += alpha[k]
     for d in prange(n_docs):
         first_entry, last_entry = doc_ptr[d], doc_ptr[d + 1]
         first_token, last_token = token_ptr[d], token_ptr[d + 1]
@@ -188,7 +212,10 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
                 counts[k] += 1.0
             if t < record_from:
                 continue
-            if dense_reference:
+            if record_mode == RECORD_SAMPLE:
+                _record_sample(first_entry, last_entry, first_token, entry_count, token_topic,
+                               entry_topic)
+            elif record_mode == RECORD_DENSE:
                 _record_dense(first_entry, last_entry, first_token, entry_word, entry_count,
                               word_topic_weights, alpha, counts, token_topic, entry_topic,
                               conditional)
