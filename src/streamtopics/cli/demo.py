@@ -25,8 +25,8 @@ def register(subparsers) -> None:
     parser.add_argument("--test-documents", type=int, default=1_000, help="held-out documents")
     parser.add_argument("-k", "--topics", type=int, default=10, help="true and fitted topics")
     parser.add_argument("--words", type=int, default=1_000, help="vocabulary size V")
-    parser.add_argument("--methods", default="g-oem,v-oem++",
-                        help="comma-separated methods to train (default: g-oem,v-oem++)")
+    parser.add_argument("--methods", default="g-oem,olda",
+                        help="comma-separated methods to train (default: g-oem,olda)")
     parser.add_argument("--particles", type=int, default=20, help="left-to-right particles")
     parser.add_argument("--seed", type=int, default=0, help="seed of the corpus and every method")
     add_json_flag(parser)
@@ -35,7 +35,7 @@ def register(subparsers) -> None:
 
 def _train(method: str, train, n_topics: int, seed: int) -> tuple[OnlineLDA, float]:
     model = OnlineLDA(n_topics=n_topics, method=method, batch_size=100, local_passes=20,
-                      random_state=seed)
+                      corpus_size=len(train), random_state=seed)
     start = time.perf_counter()
     with progress(total=len(train), desc=method) as bar:
         for batch in train.minibatches(100):

@@ -5,19 +5,29 @@ Reads a corpus directory (``CORPUS/train.docword.txt`` + ``vocab.txt``) or any i
 Online methods (the presets of `inference.presets`) run `OnlineLDA` for ``--passes`` passes;
 the batch methods ``cgs`` (collapsed Gibbs sampling with the CGS_p estimators) and ``cvb0``
 run `GibbsLDA` and `CVB0LDA` for ``--iterations`` sweeps.
+
+``--eval-every N`` (online methods) scores the model on held-out documents every N training
+documents and at the end (`reporting.progressive.ProgressiveEvaluation`), writing one JSON line
+per evaluation to MODEL.eval.jsonl: documents seen, training wall time without evaluation, and
+the held-out log-perplexity per document.
 """
 
 from __future__ import annotations
 
+import sys
 import time
+from pathlib import Path
 
 import numba
+import numpy as np
 
-from ..corpus.readers import load_corpus
+from ..corpus.readers import load_corpus, read_corpus_dir
 from ..errors import InputError
 from ..estimators.gibbs_lda import CVB0LDA, GibbsLDA
 from ..estimators.online_lda import OnlineLDA
+from ..experiments.data import restrict_to_words
 from ..inference.presets import PRESETS
+from ..reporting.progressive import METRICS, ProgressiveEvaluation
 from .common import add_json_flag, emit, progress, report_reading
 
 
@@ -53,6 +63,20 @@ def register(subparsers) -> None:
     batch.add_argument("--alpha", type=float, default=0.1, help="symmetric alpha (default: 0.1)")
     batch.add_argument("--eta", type=float, default=0.01, help="topic-word prior (default: 0.01)")
     batch.add_argument("--optimize-alpha", action="store_true", help="cgs: Minka fixed-point alpha")
+    held_out = parser.add_argument_group("progressive held-out evaluation (online methods)")
+    held_out.add_argument("--eval-every", type=int, default=None, metavar="N",
+                          help="score held-out documents every N training documents and at the "
+                               "end; writes MODEL.eval.jsonl (default: off, no cost)")
+    held_out.add_argument("--eval-docs", type=int, default=500, metavar="M",
+                          help="score the first M held-out documents (default: 500)")
+    held_out.add_argument("--eval-metric", choices=METRICS, default="left-to-right",
+                          help="left-to-right (the paper's) or the cheaper document completion")
+    held_out.add_argument("--eval-particles", type=int, default=20,
+                          help="left-to-right particles (default: 20)")
+    held_out.add_argument("--eval-corpus", default=None, metavar="DIR",
+                          help="corpus directory of the held-out documents (default: CORPUS)")
+    held_out.add_argument("--eval-split", default="test",
+                          help="its split to score (default: test)")
     parser.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file to write")
     add_json_flag(parser)
     parser.set_defaults(run=run)
@@ -66,9 +90,10 @@ def run(args) -> int:
     corpus = load_corpus(args.corpus, split=args.split)
     report_reading(corpus.report)
     model = _build_model(args)
+    evaluation = _progressive_evaluation(args, corpus)
     started = time.perf_counter()
     try:
-        _fit_with_progress(model, corpus, args)
+        _fit_with_progress(model, corpus, args, evaluation)
     except InputError:
         raise
     except ValueError as error:
@@ -88,6 +113,13 @@ def run(args) -> int:
              f"{result['alpha_mean']:.4g}; wrote {args.output}")
     if isinstance(model, OnlineLDA):
         result["steps"] = model.n_steps_
+    if evaluation is not None:
+        last = evaluation.records[-1]
+        result["evaluation"] = {"path": str(evaluation.path), "records": len(evaluation.records),
+                                "last": last.as_dict()}
+        human += (f"\nheld-out {args.eval_metric} log-perplexity per document "
+                  f"{last.log_perplexity_per_document:.2f} nats after {last.documents_seen} "
+                  f"documents ({len(evaluation.records)} evaluations in {evaluation.path})")
     emit(args, result, human)
     return 0
 
@@ -112,11 +144,47 @@ def _build_model(args):
                      random_state=args.seed)
 
 
-def _fit_with_progress(model, corpus, args) -> None:
-    """Fit with a progress bar: documents for online methods, sweeps for batch samplers."""
+def _progressive_evaluation(args, corpus) -> ProgressiveEvaluation | None:
+    """The ``--eval-every`` callback, or None. Held-out tokens of words absent from the training
+    corpus are removed (a point estimate gives them probability 0, hence -inf), with a note."""
+    if args.eval_every is None:
+        return None
+    if args.method in BATCH_METHODS:
+        raise InputError("--eval-every needs an online method (not cgs or cvb0)")
+    for name in ("eval_every", "eval_docs", "eval_particles"):
+        if getattr(args, name) < 1:
+            raise InputError(f"--{name.replace('_', '-')} must be a positive integer")
+    directory = args.eval_corpus or args.corpus
+    if not Path(directory).is_dir():
+        raise InputError("--eval-every needs held-out documents: CORPUS must be a corpus "
+                         "directory with a test split, or give --eval-corpus DIR", directory)
+    held_out = read_corpus_dir(directory, args.eval_split)[:args.eval_docs]
+    if held_out.n_words != corpus.n_words:
+        raise InputError(f"the held-out documents have {held_out.n_words} words in their "
+                         f"vocabulary but the training corpus has {corpus.n_words}", directory)
+    seen = np.asarray(corpus.counts.sum(axis=0)).ravel() > 0
+    held_out, dropped_tokens, dropped_documents = restrict_to_words(held_out, seen)
+    if dropped_tokens:
+        print(f"held-out evaluation: removed {dropped_tokens} tokens of words absent from the "
+              f"training corpus ({dropped_documents} documents left empty)", file=sys.stderr)
+    return ProgressiveEvaluation(held_out, every=args.eval_every, metric=args.eval_metric,
+                                 n_particles=args.eval_particles, seed=args.seed,
+                                 path=f"{args.output}.eval.jsonl")
+
+
+def _fit_with_progress(model, corpus, args, evaluation=None) -> None:
+    """Fit with a progress bar: documents for online methods, sweeps for batch samplers; with
+    ``evaluation``, score held-out documents during training and at the end."""
     if isinstance(model, OnlineLDA):
         with progress(total=corpus.n_documents * args.passes, desc=args.method) as bar:
-            model.fit(corpus, callback=lambda _, report: bar.update(report.n_documents))
+            def after_step(fitted, report):
+                if evaluation is not None:
+                    evaluation(fitted, report)
+                bar.update(report.n_documents)
+
+            model.fit(corpus, callback=after_step)
+        if evaluation is not None:
+            evaluation.finish(model)
     else:
         sweeps = args.iterations * (args.chains if args.method == "cgs" else 1)
         with progress(total=sweeps, desc=args.method, unit="sweep") as bar:
