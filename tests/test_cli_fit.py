@@ -109,3 +109,55 @@ def test_fit_batch_methods_recover_planted_topics(tmp_path, capsys, method):
     assert distance_to_truth(beta, truth) < 0.08
     transformed = run_json(capsys, ["transform", str(model_path), str(directory), "--split", "test"])
     assert len(transformed["doc_topic"]) == 50
+
+
+def test_fit_with_checkpoint_then_resume_matches_one_run(tmp_path, capsys):
+    """``fit --checkpoint`` streams the docword file; a second pass resumed from the checkpoint
+    (``--resume --passes 2``) ends bit-identical to one uninterrupted two-pass run."""
+    from streamtopics.corpus.writer import write_synthetic_corpus
+
+    directory = tmp_path / "corpus"
+    write_synthetic_corpus(directory, n_topics=3, n_words=40, n_documents=300, n_test=10,
+                           mean_length=20, alpha=0.3, topic_concentration=0.2, seed=9)
+    common = ["-k", "3", "--batch-size", "50", "--local-passes", "4", "--seed", "5",
+              "--threads", "1"]
+    checkpoint = tmp_path / "run.ckpt"
+    first = run_json(capsys, ["fit", str(directory), *common, "--checkpoint", str(checkpoint),
+                              "--checkpoint-every", "100", "-o", str(tmp_path / "one.stm")])
+    assert first["documents"] == 300 and first["checkpoints_written"] >= 3
+    resumed = run_json(capsys, ["fit", str(directory), *common, "--passes", "2",
+                                "--resume", str(checkpoint), "-o", str(tmp_path / "resumed.stm")])
+    assert resumed["resumed_from_documents"] == 300 and resumed["documents"] == 300
+    straight = run_json(capsys, ["fit", str(directory), *common, "--passes", "2",
+                                 "-o", str(tmp_path / "straight.stm")])
+    assert straight["steps"] == resumed["steps"] == 12
+    a = OnlineLDA.load(tmp_path / "resumed.stm").components_
+    b = OnlineLDA.load(tmp_path / "straight.stm").components_
+    assert np.array_equal(a, b)
+
+
+def test_fit_streams_jsonl_from_stdin(tmp_path, capsys, monkeypatch):
+    import io
+    import sys
+
+    vocabulary = tmp_path / "vocab.txt"
+    vocabulary.write_text("apple\nbanana\ncherry\ndate\n")
+    lines = [json.dumps({"text": text}) for text in
+             ["apple banana apple", "cherry date cherry", "apple banana", "date cherry"] * 25]
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO("\n".join(lines).encode())))
+    settings = ["-k", "2", "--vocabulary", str(vocabulary), "--batch-size", "20",
+                "--local-passes", "5", "--seed", "1", "--threads", "1"]
+    fitted = run_json(capsys, ["fit", "-", *settings, "-o", str(tmp_path / "stdin.stm")])
+    assert fitted["documents"] == 100 and fitted["tokens"] == 250
+    # The same lines from a file give the same model, bit for bit.
+    path = tmp_path / "docs.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    run_json(capsys, ["fit", str(path), *settings, "-o", str(tmp_path / "file.stm")])
+    assert np.array_equal(OnlineLDA.load(tmp_path / "stdin.stm").components_,
+                          OnlineLDA.load(tmp_path / "file.stm").components_)
+
+
+def test_streaming_flags_refuse_batch_methods(tmp_path, capsys):
+    assert main(["fit", str(tmp_path), "-k", "2", "--method", "cgs", "--checkpoint",
+                 str(tmp_path / "c"), "-o", str(tmp_path / "m.stm")]) == 2
+    assert "online method" in capsys.readouterr().err

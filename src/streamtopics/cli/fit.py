@@ -21,13 +21,15 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from ..corpus.readers import load_corpus, read_corpus_dir
+from ..corpus.readers import corpus_dir_files, detect_format, load_corpus, read_corpus_dir
+from ..corpus.streaming import DocwordStream
 from ..errors import InputError
 from ..estimators.gibbs_lda import CVB0LDA, GibbsLDA
 from ..estimators.online_lda import OnlineLDA
 from ..experiments.data import restrict_to_words
 from ..inference.presets import PRESETS
 from ..reporting.progressive import METRICS, ProgressiveEvaluation
+from ..training import train_stream
 from .common import add_json_flag, emit, progress, report_reading
 
 
@@ -77,6 +79,24 @@ def register(subparsers) -> None:
                           help="corpus directory of the held-out documents (default: CORPUS)")
     held_out.add_argument("--eval-split", default="test",
                           help="its split to score (default: test)")
+    stream = parser.add_argument_group(
+        "streaming and checkpoints (online methods; memory independent of the stream's length)")
+    stream.add_argument("--vocabulary", default=None, metavar="FILE",
+                        help="vocabulary (one word a line) of raw text or stdin input; streams "
+                             "the input instead of loading it")
+    stream.add_argument("--format", choices=("text", "jsonl"), default=None,
+                        help="format of raw text input (default: from the name, or stdin's first line)")
+    stream.add_argument("--text-field", default="text", help="JSON field holding the text (default: text)")
+    stream.add_argument("--checkpoint", default=None, metavar="PATH",
+                        help="write the complete training state to PATH atomically")
+    stream.add_argument("--checkpoint-every", type=int, default=10_000, metavar="N",
+                        help="documents between checkpoints (default: 10000)")
+    stream.add_argument("--resume", nargs="?", const=True, default=None, metavar="PATH",
+                        help="continue from the checkpoint (PATH, or --checkpoint's); the result "
+                             "is bit-identical to an uninterrupted run")
+    stream.add_argument("--corpus-size", type=int, default=None, metavar="D",
+                        help="documents in the corpus, for the Bayesian presets (olda, svb, "
+                             "vargibbs) when the input is streamed")
     parser.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file to write")
     add_json_flag(parser)
     parser.set_defaults(run=run)
@@ -87,42 +107,99 @@ def run(args) -> int:
         if not 1 <= args.threads <= numba.config.NUMBA_NUM_THREADS:
             raise InputError(f"--threads must lie in [1, {numba.config.NUMBA_NUM_THREADS}]")
         numba.set_num_threads(args.threads)
-    corpus = load_corpus(args.corpus, split=args.split)
-    report_reading(corpus.report)
     model = _build_model(args)
-    evaluation = _progressive_evaluation(args, corpus)
-    started = time.perf_counter()
+    streaming = (args.corpus == "-" or args.vocabulary is not None or args.checkpoint is not None
+                 or args.resume is not None)
     try:
-        _fit_with_progress(model, corpus, args, evaluation)
+        if streaming:
+            documents, tokens, seconds, extra = _train_streaming(model, args)
+        else:
+            documents, tokens, seconds, extra = _train_in_memory(model, args)
     except InputError:
         raise
     except ValueError as error:
         raise InputError(str(error)) from None
-    seconds = time.perf_counter() - started
     model.save(args.output)
-    passes = 1 if args.method in BATCH_METHODS else args.passes
-    documents = corpus.n_documents * passes
     result = {
         "model": str(args.output), "method": args.method, "n_topics": args.topics,
-        "documents": documents, "tokens": corpus.n_tokens * passes,
+        "documents": documents, "tokens": tokens,
         "seconds": seconds, "documents_per_second": documents / seconds if seconds > 0 else None,
         "alpha_mean": float(model.doc_topic_prior_.mean()), "top_words": model.top_words(10),
+        **extra,
     }
     human = (f"{args.method}: K={args.topics}, {documents} documents in {seconds:.1f} s "
              f"({documents / max(seconds, 1e-9):.0f} documents/s), mean alpha "
              f"{result['alpha_mean']:.4g}; wrote {args.output}")
     if isinstance(model, OnlineLDA):
         result["steps"] = model.n_steps_
-    if evaluation is not None:
-        last = evaluation.records[-1]
-        result["evaluation"] = {"path": str(evaluation.path), "records": len(evaluation.records),
-                                "last": last.as_dict()}
+    if "evaluation" in extra:
+        last = extra["evaluation"]["last"]
         human += (f"\nheld-out {args.eval_metric} log-perplexity per document "
-                  f"{last.log_perplexity_per_document:.2f} nats after {last.documents_seen} "
-                  f"documents ({len(evaluation.records)} evaluations in {evaluation.path})")
+                  f"{last['log_perplexity_per_document']:.2f} nats after "
+                  f"{last['documents_seen']} documents ({extra['evaluation']['records']} "
+                  f"evaluations in {extra['evaluation']['path']})")
+    if "resumed_from_documents" in extra:
+        human += (f"\nresumed from {extra['resumed_from_documents']} documents; "
+                  f"{extra['checkpoints_written']} checkpoints written to {args.checkpoint}")
     emit(args, result, human)
     return 0
 
+
+def _train_in_memory(model, args) -> tuple[int, int, float, dict]:
+    """Load the corpus, fit (with ``--eval-every`` if asked); (documents, tokens, seconds, extra)."""
+    corpus = load_corpus(args.corpus, split=args.split)
+    report_reading(corpus.report)
+    evaluation = _progressive_evaluation(args, corpus)
+    started = time.perf_counter()
+    _fit_with_progress(model, corpus, args, evaluation)
+    seconds = time.perf_counter() - started
+    passes = 1 if args.method in BATCH_METHODS else args.passes
+    extra = {}
+    if evaluation is not None:
+        extra["evaluation"] = {"path": str(evaluation.path), "records": len(evaluation.records),
+                               "last": evaluation.records[-1].as_dict()}
+    return corpus.n_documents * passes, corpus.n_tokens * passes, seconds, extra
+
+
+def _train_streaming(model, args) -> tuple[int, int, float, dict]:
+    """`training.train_stream` over the input (a file or ``-`` for stdin), with checkpoints."""
+    if args.method in BATCH_METHODS:
+        raise InputError("streaming input, --checkpoint and --resume need an online method "
+                         "(not cgs or cvb0)")
+    if args.eval_every is not None:
+        raise InputError("--eval-every works on an in-memory corpus: drop --vocabulary, "
+                         "--checkpoint and --resume, or evaluate afterwards")
+    if model.corpus_size is None:
+        model.set_params(corpus_size=_declared_corpus_size(args))
+    checkpoint = args.resume if isinstance(args.resume, str) else args.checkpoint
+    if args.resume is not None and checkpoint is None:
+        raise InputError("--resume needs a checkpoint: --resume PATH or --checkpoint PATH")
+    with progress(total=None, desc=args.method) as bar:
+        result = train_stream(
+            model, args.corpus, batch_size=args.batch_size, n_passes=args.passes,
+            vocabulary=args.vocabulary, format=args.format, text_field=args.text_field,
+            split=args.split, checkpoint=checkpoint, checkpoint_every=args.checkpoint_every,
+            resume=args.resume is not None,
+            progress=lambda position: bar.update(position.documents_total - bar.n))
+    report_reading(result.report)
+    extra = {"checkpoints_written": result.checkpoints_written,
+             "position": {"pass": result.position.pass_index,
+                          "documents": result.position.documents_total}}
+    if result.resumed_from is not None:
+        extra["resumed_from_documents"] = result.resumed_from.documents_total
+    tokens = result.report.tokens_kept if result.report is not None else None
+    return result.documents, tokens, result.seconds, extra
+
+def _declared_corpus_size(args) -> int | None:
+    """D from the header of a docword input (a corpus directory or a docword file), for the
+    Bayesian presets; None for raw text and stdin (then ``--corpus-size`` is needed)."""
+    if args.corpus == "-":
+        return None
+    if Path(args.corpus).is_dir():
+        return DocwordStream(corpus_dir_files(args.corpus, args.split)[0]).n_documents
+    if detect_format(args.corpus) == "uci":
+        return DocwordStream(args.corpus).n_documents
+    return None
 
 
 BATCH_METHODS = ("cgs", "cvb0")
@@ -141,7 +218,7 @@ def _build_model(args):
     return OnlineLDA(n_topics=args.topics, method=args.method, batch_size=args.batch_size,
                      local_passes=args.local_passes, step_offset=args.step_offset,
                      step_decay=args.step_decay, averaging=args.averaging, n_passes=args.passes,
-                     random_state=args.seed)
+                     corpus_size=args.corpus_size, random_state=args.seed)
 
 
 def _progressive_evaluation(args, corpus) -> ProgressiveEvaluation | None:
