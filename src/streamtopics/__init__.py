@@ -11,7 +11,8 @@ from .corpus import (Corpus, DocwordStream, ReadReport, TextStream, from_sparse,
                      stream_minibatches, tokenize, write_corpus_dir)
 from .corpus.synthetic import SyntheticTruth, generate_synthetic
 from .errors import InputError, ModelFileError, StreamtopicsError
-from .estimators import CVB0LDA, GibbsLDA, OnlineLDA
+from .estimators import CVB0LDA, GibbsLDA, OnlineLDA, load_estimator
+from .training import train_stream
 
 __all__ = [
     "__version__",
@@ -19,6 +20,6 @@ __all__ = [
     "preprocess_documents", "map_to_vocabulary", "tokenize", "shuffle_split",
     "stream_minibatches", "DocwordStream", "TextStream",
     "SyntheticTruth", "generate_synthetic",
-    "OnlineLDA", "GibbsLDA", "CVB0LDA",
+    "OnlineLDA", "GibbsLDA", "CVB0LDA", "load_estimator", "train_stream",
     "InputError", "ModelFileError", "StreamtopicsError",
 ]
