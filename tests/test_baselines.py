@@ -7,11 +7,9 @@ import itertools
 import math
 
 import naive
-import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from scipy.optimize import linear_sum_assignment
 from scipy.special import digamma, polygamma
 
 from streamtopics.corpus.synthetic import generate_synthetic
@@ -28,33 +26,17 @@ from streamtopics.inference.presets import (ALPHA_UPDATES, GLOBAL_PARAMETERS, LO
 from streamtopics.inference.stats import MinibatchStats, SufficientStats
 from streamtopics.kernels.gibbs_estep import RECORD_SAMPLE, gibbs_sweeps
 
+from helpers import matched_tv
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
 BASELINES = ["olda", "svb", "splda", "sgs", "vargibbs", "batch-vb"]
-
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = numba.get_num_threads()
-    numba.set_num_threads(1)
-    yield
-    numba.set_num_threads(before)
-
-
-@pytest.fixture(scope="module")
-def planted():
-    return generate_synthetic(n_topics=4, n_words=100, n_documents=2000, alpha=0.1,
-                              topic_concentration=0.05, seed=0)
 
 
 @pytest.fixture(scope="module")
 def small():
     corpus, _ = generate_synthetic(n_topics=3, n_words=30, n_documents=120, mean_length=15, seed=3)
     return corpus
-
-
-def matched_total_variation(beta, true_beta) -> np.ndarray:
-    distance = 0.5 * np.abs(beta[:, None, :] - true_beta[None, :, :]).sum(axis=2)
-    rows, columns = linear_sum_assignment(distance)
-    return distance[rows, columns]
 
 
 # Bound on the mean matched total-variation distance after two passes (batch-vb: 20 batch
@@ -71,7 +53,7 @@ def test_baselines_recover_planted_topics(planted, method):
     corpus, truth = planted
     passes = 20 if method == "batch-vb" else 2
     model = OnlineLDA(n_topics=4, method=method, n_passes=passes, random_state=0).fit(corpus)
-    distances = matched_total_variation(model.components_, truth.beta)
+    distances = matched_tv(model.components_, truth.beta)
     assert distances.mean() < RECOVERY_BOUND[method], distances
     np.testing.assert_allclose(model.components_.sum(axis=1), 1.0)
     alpha = model.doc_topic_prior_

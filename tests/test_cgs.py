@@ -7,10 +7,10 @@ import itertools
 import numba
 import numpy as np
 import pytest
-from scipy.optimize import linear_sum_assignment
 from scipy.stats import chisquare
 
 import naive
+from helpers import matched_tv
 from streamtopics import Corpus, InputError, generate_synthetic
 from streamtopics.estimators.base import NotFittedError
 from streamtopics.estimators.gibbs_lda import GibbsLDA
@@ -30,13 +30,6 @@ def copy_state(state):
     return cgs.GibbsState(state.tokens, state.offsets, state.assignments.copy(),
                           state.doc_topic_counts.copy(), state.word_topic_counts.copy(),
                           state.topic_counts.copy())
-
-
-def mean_total_variation(estimated, truth):
-    """Mean total-variation distance between topics after Hungarian matching."""
-    distance = 0.5 * np.abs(estimated[:, None, :] - truth[None, :, :]).sum(axis=2)
-    rows, cols = linear_sum_assignment(distance)
-    return distance[rows, cols].mean()
 
 
 # --- kernels against twins and exact formulas ---------------------------------------------------
@@ -329,7 +322,7 @@ def test_recovers_planted_topics(planted, sampler, estimator):
     model = GibbsLDA(5, iterations=120, burn_in=60, lag=5, n_samples=5, sampler=sampler,
                      estimator=estimator, random_state=0)
     theta = model.fit_transform(corpus)
-    assert mean_total_variation(model.components_, truth.beta) < 0.06
+    assert matched_tv(model.components_, truth.beta).mean() < 0.06
     np.testing.assert_allclose(model.components_.sum(axis=1), 1.0)
     perm = cgs.align_topics(truth.beta, model.components_)
     assert np.abs(theta[:, perm] - truth.theta).sum(axis=1).mean() / 2 < 0.08
@@ -341,7 +334,7 @@ def test_optimised_priors_approach_the_truth(planted):
                      iterations=100, burn_in=20, n_samples=1, random_state=1).fit(corpus)
     assert np.all(np.abs(model.doc_topic_prior_ - 0.1) < 0.06)
     assert 0.02 < model.topic_word_prior_ < 0.1
-    assert mean_total_variation(model.components_, truth.beta) < 0.1
+    assert matched_tv(model.components_, truth.beta).mean() < 0.1
 
 
 # --- estimator API ------------------------------------------------------------------------------

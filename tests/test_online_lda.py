@@ -5,43 +5,24 @@ import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from scipy.optimize import linear_sum_assignment
 
 from streamtopics.corpus.corpus import Corpus
 from streamtopics.corpus.synthetic import generate_synthetic
 from streamtopics.estimators import NotFittedError, OnlineLDA
 from streamtopics.inference.presets import PRESETS, Method
 
+from helpers import matched_tv
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
 METHODS = ["g-oem", "g-oem++", "v-oem", "v-oem++"]  # the baselines: tests/test_baselines.py
 ALL_PRESETS = sorted(PRESETS)
-
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Tests run single-threaded (fast on a shared machine); thread tests set their own."""
-    before = numba.get_num_threads()
-    numba.set_num_threads(1)
-    yield
-    numba.set_num_threads(before)
-
-
-@pytest.fixture(scope="module")
-def planted():
-    return generate_synthetic(n_topics=4, n_words=100, n_documents=2000, alpha=0.1,
-                              topic_concentration=0.05, seed=0)
 
 
 @pytest.fixture(scope="module")
 def small():
     corpus, _ = generate_synthetic(n_topics=3, n_words=40, n_documents=250, mean_length=20, seed=1)
     return corpus
-
-
-def matched_total_variation(beta, true_beta) -> np.ndarray:
-    """Total-variation distance of each true topic to its Hungarian-matched estimate."""
-    distance = 0.5 * np.abs(beta[:, None, :] - true_beta[None, :, :]).sum(axis=2)
-    rows, columns = linear_sum_assignment(distance)
-    return distance[rows, columns]
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -51,7 +32,7 @@ def test_recovers_planted_topics(planted, method):
     ten seeds for each method; the random initial topics are at about 0.9)."""
     corpus, truth = planted
     model = OnlineLDA(n_topics=4, method=method, n_passes=2, random_state=0).fit(corpus)
-    distances = matched_total_variation(model.components_, truth.beta)
+    distances = matched_tv(model.components_, truth.beta)
     assert distances.mean() < 0.05, distances
     np.testing.assert_allclose(model.components_.sum(axis=1), 1.0)
     assert np.all((model.doc_topic_prior_ > 0.05) & (model.doc_topic_prior_ < 0.2))  # true: 0.1
