@@ -139,6 +139,19 @@ class OnlineEM:
         self.average = IterateAverage.from_state_arrays(arrays) if self.averaging else None
         self.step = int(step)
 
+    def add_words(self, n_new: int) -> None:
+        """Grow the vocabulary by ``n_new`` words with zero statistics (no step is taken): with
+        a point estimate the topics of the old words are unchanged exactly; with a prior eta
+        (Bayesian or smoothed topics) each new word gets the prior's mass, which scales every
+        old word of a topic by the same factor (see `OnlineLDA`'s ``grow_vocabulary``)."""
+        if n_new < 0:
+            raise ValueError(f"cannot add {n_new} words")
+        if n_new == 0:
+            return
+        self.stats.add_words(n_new)
+        if self.average is not None:
+            self.average.add_words(n_new)
+
     # --- reported parameters -------------------------------------------------------------------
     def components(self) -> np.ndarray:
         """Topic-word distributions (K x V): eta_i, or the average eta_bar_i with averaging."""
@@ -235,7 +248,15 @@ class OnlineEM:
                 self.average.rebase()
             self.stats.compact()
         if self.average is not None:
-            self.average.record(*self.parameters.row_affine(self.stats), self.alpha)
+            offset, factor = self.parameters.row_affine(self.stats)
+            # A topic whose statistics jump by orders of magnitude (nearly empty at alpha 1e-6,
+            # then given many tokens) drops its factor far below the factor sum, and the pending
+            # differences of factor sums would cancel catastrophically: rebase first, as for the
+            # lazy scale (row sums of the average were off by 4e-4 without this).
+            if np.any((factor > 0) & (factor < AVERAGED_SMALLEST_SCALE * self.average.factor_sum)):
+                self.average.settle(self.stats)
+                self.average.rebase()
+            self.average.record(offset, factor, self.alpha)
         self.step = step
         return StepReport(step, rho, n_documents, n_tokens, time.perf_counter() - started)
 

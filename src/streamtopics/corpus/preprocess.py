@@ -109,7 +109,7 @@ def build_vocabulary(documents: Sequence[Sequence[str]], max_df: float = 0.2,
                              cut={w: frequency[w] for w in ranked[limit:]})
 
 
-def _parts(document) -> tuple[str, object, dict]:
+def document_parts(document) -> tuple[str, object, dict]:
     """(text, source id, other fields) of a `RawDocument` or a plain string."""
     if isinstance(document, str):
         return document, None, {}
@@ -145,7 +145,7 @@ def preprocess_documents(documents: Iterable, stopwords=None, max_df: float = 0.
     kept_tokens: list[list[str]] = []
     sources: list[tuple[object, dict]] = []
     for document in documents:
-        text, source_id, fields = _parts(document)
+        text, source_id, fields = document_parts(document)
         if own_report:
             report.documents_read += 1
         tokens = tokenize(text)
@@ -207,7 +207,7 @@ class VocabularyMapper:
         ids, sources = [], []
         empty = 0
         for document in documents:
-            text, source_id, fields = _parts(document)
+            text, source_id, fields = document_parts(document)
             if own_report:
                 report.documents_read += 1
             tokens = tokenize(text)

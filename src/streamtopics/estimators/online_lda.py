@@ -15,11 +15,14 @@ E_q[beta_0] = beta_0, and report E_q[beta] as ``components_``.
 from __future__ import annotations
 
 import numbers
+from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-from ..corpus.corpus import Corpus
+from ..corpus.corpus import Corpus, ReadReport
+from ..corpus.preprocess import STOP_WORD, UNKNOWN, document_parts, load_stopwords, tokenize
 from ..engine import OnlineEM, initial_parameters
 from ..errors import InputError
 from ..inference.minibatch import Minibatch
@@ -37,6 +40,10 @@ def _counts_and_vocabulary(documents) -> tuple[sp.csr_matrix, np.ndarray | None]
         return Corpus(documents).counts, None
     raise InputError(f"documents must be a Corpus, a scipy sparse matrix or a 2-D array of counts, "
                      f"not {type(documents).__name__}")
+
+
+# Reason, in `OnlineLDA.text_report_`, for new words refused because the vocabulary is full.
+VOCABULARY_FULL = "new word, vocabulary full (max_vocabulary)"
 
 
 def _is_integer(value) -> bool:
@@ -70,19 +77,36 @@ class OnlineLDA(TopicModelEstimator):
         default 1/K (as gensim and scikit-learn).
     update_topic_word_prior : Bayesian methods: update eta after every step by a damped Newton
         step (Hoffman et al. 2010, eq. 9).
+    grow_vocabulary : `partial_fit_text` only (raw text, streaming): words first seen after
+        training started join the vocabulary instead of being dropped. Off by default. A new
+        word gets zero sufficient statistics s1 in every topic and no step is taken for it, so
+        the topics restricted to the old words are unchanged: exactly (bit for bit) for point
+        estimates (g-oem, v-oem, splda, ...: beta = s1 / row sums, the new word has beta 0);
+        for topics with a prior eta (Bayesian lambda = eta + D s1, the smoothed sgs) the new
+        word gets the prior mass eta, so every old word of topic k is scaled by the same factor
+        and the topic *renormalised over the old words* is unchanged. Not with ``averaging`` for
+        such methods (past iterates would need the new word's prior mass). See docs/streaming.md.
+    max_vocabulary : None (no cap) or the most words the vocabulary may hold. The pruning rule:
+        nothing already in the vocabulary is ever evicted (that would change the old topics);
+        when a minibatch brings more new words than there is room for, they are admitted by
+        decreasing count in that minibatch, ties by first appearance, and the others are dropped
+        and counted in ``text_report_.tokens_dropped`` under `VOCABULARY_FULL`. The same rule
+        picks the first vocabulary when `partial_fit_text` starts the model.
 
     Fitted attributes: ``components_`` (K x V; E_q[beta] for Bayesian methods),
     ``doc_topic_prior_`` (K), ``lambda_`` and ``topic_word_prior_`` (Bayesian methods: lambda,
     K x V, and eta; None otherwise),
     ``vocabulary_`` (V), ``method_`` (the resolved `Method`), ``n_steps_``,
-    ``n_documents_seen_``.
+    ``n_documents_seen_``; after `partial_fit_text`: ``text_report_`` (a `ReadReport` of every
+    text minibatch so far: tokens kept, tokens dropped by reason).
     """
 
     def __init__(self, n_topics: int = 10, method="g-oem", batch_size: int = 100,
                  local_passes: int = 20, step_offset: float = 0.0, step_decay: float = 0.5,
                  averaging: bool = False, n_passes: int = 1, doc_topic_prior=None,
                  random_state=None, corpus_size=None, topic_word_prior=None,
-                 update_topic_word_prior: bool = False):
+                 update_topic_word_prior: bool = False, grow_vocabulary: bool = False,
+                 max_vocabulary=None):
         self.n_topics = n_topics
         self.method = method
         self.batch_size = batch_size
@@ -96,6 +120,8 @@ class OnlineLDA(TopicModelEstimator):
         self.corpus_size = corpus_size
         self.topic_word_prior = topic_word_prior
         self.update_topic_word_prior = update_topic_word_prior
+        self.grow_vocabulary = grow_vocabulary
+        self.max_vocabulary = max_vocabulary
 
     # --- parameters ----------------------------------------------------------------------------
     def _validated_method(self) -> Method:
@@ -121,6 +147,10 @@ class OnlineLDA(TopicModelEstimator):
                 or not np.isfinite(self.topic_word_prior) or not self.topic_word_prior > 0):
             raise ValueError(f"topic_word_prior (eta) must be None or a positive number, got "
                              f"{self.topic_word_prior!r}")
+        if self.max_vocabulary is not None and (not _is_integer(self.max_vocabulary)
+                                                or self.max_vocabulary < 1):
+            raise ValueError(f"max_vocabulary must be None or an integer >= 1, got "
+                             f"{self.max_vocabulary!r}")
         return resolve_method(self.method)
 
     def _settings(self, corpus_size=None) -> dict:
@@ -213,6 +243,127 @@ class OnlineLDA(TopicModelEstimator):
             self._engine.partial_fit(Minibatch.from_counts(counts))
         self._components_cache = None
         return self
+
+    # --- raw text, growing vocabulary ------------------------------------------------------------
+    def partial_fit_text(self, documents, stopwords=None) -> "OnlineLDA":
+        """One online EM step on raw text: ``documents`` (strings or `RawDocument`s) are
+        tokenised (`corpus.preprocess.tokenize`), stop words removed (``stopwords``: a set, a
+        file path, or None for the bundled English list), and mapped onto ``vocabulary_``.
+
+        The first call starts the model with the words of ``documents`` as its vocabulary
+        (capped by ``max_vocabulary``, see the pruning rule there). Later, unknown words are
+        dropped and counted ("not in the vocabulary", as `map_to_vocabulary`), unless
+        ``grow_vocabulary`` is set: then they join the vocabulary before the step
+        (`OnlineEM.add_words`; the old topics stay as they were) up to ``max_vocabulary``.
+        Documents left without a known word stay in the minibatch as empty documents; a minibatch
+        without any known word takes no step. Everything is counted in ``text_report_``."""
+        if stopwords is None or isinstance(stopwords, (str, Path)):
+            stopwords = load_stopwords(stopwords)
+        method = self.method_ if self._is_fitted() else self._validated_method()
+        if self.grow_vocabulary:
+            self._check_growable(method)
+        if not self._is_fitted() or getattr(self, "text_report_", None) is None:
+            self.text_report_ = ReadReport(source="partial_fit_text")
+        report = self.text_report_
+        token_lists = []
+        for document in documents:
+            tokens = tokenize(document_parts(document)[0])
+            content = [token for token in tokens if token not in stopwords]
+            report.documents_read += 1
+            report.drop_tokens(STOP_WORD, len(tokens) - len(content))
+            token_lists.append(content)
+        if not token_lists:
+            raise InputError("the minibatch has no documents")
+        index = self._word_index()
+        new_words = self._admitted_words(token_lists, index)
+        n_old = len(index)
+        new_index = {word: n_old + i for i, word in enumerate(new_words)}
+        rows, columns = [], []
+        for row, content in enumerate(token_lists):
+            ids = [index[token] if token in index else new_index[token]
+                   for token in content if token in index or token in new_index]
+            unknown = len(content) - len(ids)
+            if unknown:
+                full = self.grow_vocabulary or not self._is_fitted()
+                report.drop_tokens(VOCABULARY_FULL if full else UNKNOWN, unknown)
+            rows.extend([row] * len(ids))
+            columns.extend(ids)
+        counts = sp.csr_matrix((np.ones(len(columns), dtype=np.int64), (rows, columns)),
+                               shape=(len(token_lists), n_old + len(new_words)))
+        counts.sum_duplicates()
+        report.documents_kept += len(token_lists)
+        report.tokens_kept += int(counts.sum())
+        if counts.nnz == 0:
+            if self._is_fitted():
+                report.warn("a minibatch without any word of the vocabulary took no step")
+                return self
+            raise InputError("the first minibatch has no token to start the model from")
+        if not self._is_fitted():
+            return self.partial_fit(Corpus(counts, vocabulary=np.asarray(new_words, dtype=str)))
+        self.add_words(new_words)
+        return self.partial_fit(counts)
+
+    def _check_growable(self, method: Method) -> None:
+        if self.averaging and method.parameters != "point":
+            raise ValueError("a growing vocabulary with averaging needs a method with point-"
+                             "estimate topics (g-oem, v-oem, ...): the averaged past iterates of "
+                             "a method with a prior eta cannot give new words their prior mass")
+
+    def add_words(self, words) -> "OnlineLDA":
+        """Append ``words`` (new, distinct) to ``vocabulary_`` without a training step: new
+        columns of zero sufficient statistics (`OnlineEM.add_words`), so the topics restricted
+        to the old words are unchanged (exactly for point estimates; up to one common factor
+        per topic, i.e. unchanged once renormalised over the old words, for topics with a prior
+        eta). ``max_vocabulary`` is not exceeded: raises ValueError instead. `partial_fit_text`
+        with ``grow_vocabulary`` calls this; it works whatever ``grow_vocabulary`` is."""
+        self._require_fitted()
+        words = [str(word) for word in words]
+        if not words:
+            return self
+        self._check_growable(self.method_)
+        index = self._word_index()
+        seen: set[str] = set()
+        known_or_repeated = set()
+        for word in words:
+            if word in index or word in seen:
+                known_or_repeated.add(word)
+            seen.add(word)
+        if known_or_repeated:
+            raise ValueError(f"add_words takes new, distinct words; already known or repeated: "
+                             f"{sorted(known_or_repeated)[:5]}")
+        n_words = self.vocabulary_.size + len(words)
+        if self.max_vocabulary is not None and n_words > self.max_vocabulary:
+            raise ValueError(f"adding {len(words)} words would make {n_words}, more than "
+                             f"max_vocabulary={self.max_vocabulary}")
+        self._engine.add_words(len(words))
+        index.update((word, len(index)) for word in words)
+        self.vocabulary_ = np.concatenate([self.vocabulary_, np.asarray(words, dtype=str)])
+        self._word_index_cache = (self.vocabulary_, index)
+        self._components_cache = None
+        return self
+
+    def _word_index(self) -> dict:
+        """word -> column of ``vocabulary_`` (empty before the model starts), built once per
+        ``vocabulary_`` array and extended in place by `add_words`: read it, do not change it."""
+        if not self._is_fitted():
+            return {}
+        cached = getattr(self, "_word_index_cache", None)
+        if cached is None or cached[0] is not self.vocabulary_:
+            cached = (self.vocabulary_, {word: i for i, word in enumerate(self.vocabulary_.tolist())})
+            self._word_index_cache = cached
+        return cached[1]
+
+    def _admitted_words(self, token_lists: list, index: dict) -> list:
+        """The unknown words of a minibatch that join the vocabulary: all of them when starting
+        or growing, by decreasing count in the minibatch (ties: first appearance), as many as
+        ``max_vocabulary`` leaves room for; none when the vocabulary is fixed."""
+        if self._is_fitted() and not self.grow_vocabulary:
+            return []
+        counts = Counter(token for content in token_lists for token in content
+                         if token not in index)
+        ranked = sorted(counts, key=lambda word: -counts[word])  # stable: first appearance
+        room = len(ranked) if self.max_vocabulary is None else self.max_vocabulary - len(index)
+        return ranked[:max(room, 0)]
 
     # --- fitted model --------------------------------------------------------------------------
     def _is_fitted(self) -> bool:

@@ -179,6 +179,9 @@ def newton_topic_word_prior(eta: float, topic_word_lambda: np.ndarray, rho: floa
     (f is concave). At rho = 1, iterating finds the eta with V digamma(V eta) - V digamma(eta) =
     -(1/K) sum_kv E_q[log beta_kv]. The step is halved until eta stays positive."""
     n_topics, n_words = topic_word_lambda.shape
+    if n_words == 1:
+        # V = 1: beta = 1 whatever eta, so g = h = 0 (eta is not identifiable; 0/0 gave NaN).
+        return float(eta)
     elog_sum = (digamma(topic_word_lambda).sum()
                 - n_words * digamma(topic_word_lambda.sum(axis=1)).sum())
     gradient = n_topics * n_words * (digamma(n_words * eta) - digamma(eta)) + elog_sum

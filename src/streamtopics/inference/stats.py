@@ -157,6 +157,12 @@ class SufficientStats:
         self.log_theta[:] = checkpoint.log_theta
         self.n_documents = checkpoint.n_documents
 
+    def add_words(self, n_new: int) -> None:
+        """Append ``n_new`` words with s1 = 0 in every topic (a growing vocabulary): the row sums
+        ``topic_totals`` and s2 are unchanged, so beta*(s) of the old words is unchanged exactly
+        (see `OnlineLDA`'s ``grow_vocabulary``)."""
+        self.raw = np.concatenate([self.raw, np.zeros((int(n_new), self.n_topics))])
+
     @property
     def needs_compaction(self) -> bool:
         return self.scale < _SMALLEST_SCALE
@@ -204,6 +210,15 @@ class IterateAverage:
         AVERAGED_SMALLEST_SCALE, which bounds the loss to about 4 digits (O(K V), rarely)."""
         self.factor_sum[:] = 0.0
         self.factor_mark[:] = 0.0
+
+    def add_words(self, n_new: int) -> None:
+        """Append ``n_new`` words (after `SufficientStats.add_words`) with nothing pending: their
+        averaged value is offset_sum / count (0 for an unsmoothed point estimate, whose offset
+        is 0 for every topic with statistics)."""
+        n_topics = self.factor_sum.size
+        self.settled = np.concatenate([self.settled, np.zeros((int(n_new), n_topics))])
+        self.factor_mark = np.concatenate(
+            [self.factor_mark, np.broadcast_to(self.factor_sum, (int(n_new), n_topics))])
 
     def record(self, offset: np.ndarray, factor: np.ndarray, alpha: np.ndarray) -> None:
         """Add iterate i, given by its row-affine form and its alpha."""
