@@ -9,15 +9,34 @@ option off (the default) unseen words are dropped and counted as before.
 
 from __future__ import annotations
 
+import io
+import json
+
 import numpy as np
 import pytest
 from scipy.optimize import linear_sum_assignment
 
+from streamtopics.cli.main import main
 from streamtopics.corpus.preprocess import UNKNOWN
+from streamtopics.corpus.readers import iter_raw_documents
 from streamtopics.corpus.synthetic import generate_synthetic
+from streamtopics.errors import InputError
 from streamtopics.estimators.online_lda import VOCABULARY_FULL, OnlineLDA
+from streamtopics.training import read_checkpoint, train_stream
 
 NO_STOPWORDS = frozenset()
+
+
+class Interrupted(Exception):
+    pass
+
+
+def stop_at(documents):
+    """A progress callback that interrupts training once ``documents`` have been trained on."""
+    def progress(position):
+        if position.documents_total >= documents:
+            raise Interrupted
+    return progress
 
 
 def word_name(i: int) -> str:
@@ -196,3 +215,100 @@ def test_growth_with_averaging_needs_point_estimates():
                       grow_vocabulary=True)
     with pytest.raises(ValueError, match="averaging"):
         model.partial_fit_text(["aa bb"], stopwords=NO_STOPWORDS)
+
+
+# --- streaming training and the CLI --------------------------------------------------------------
+def write_jsonl(path, token_lists, late_from=None):
+    """JSON lines of the documents (the words >= 28 only from document ``late_from`` on), with
+    a blank line and an empty document among them."""
+    lines = []
+    for d, tokens in enumerate(token_lists):
+        if late_from is not None and d < late_from:
+            tokens = [w for w in tokens if w < 28]
+        lines.append(json.dumps({"text": " ".join(word_name(w) for w in tokens)}))
+    lines[5:5] = ["", json.dumps({"text": " "})]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+GROWING = {"n_topics": 3, "batch_size": 50, "local_passes": 5, "random_state": 2,
+           "grow_vocabulary": True, "max_vocabulary": 36}
+
+
+@pytest.fixture(scope="module")
+def grown_stream(tmp_path_factory):
+    token_lists, _ = planted(n_documents=400, seed=4)
+    path = write_jsonl(tmp_path_factory.mktemp("grow") / "docs.jsonl", token_lists, late_from=150)
+    return path, token_lists
+
+
+def test_train_stream_with_growth_equals_partial_fit_text(grown_stream):
+    path, _ = grown_stream
+    streamed = OnlineLDA(**GROWING)
+    result = train_stream(streamed, path)
+    documents = list(iter_raw_documents(path))
+    by_hand = OnlineLDA(**GROWING)
+    for start in range(0, len(documents), 50):
+        by_hand.partial_fit_text(documents[start:start + 50])
+    assert streamed.vocabulary_.tolist() == by_hand.vocabulary_.tolist()
+    assert 28 < streamed.vocabulary_.size == 36  # grew after the first minibatch, up to the cap
+    np.testing.assert_array_equal(streamed.components_, by_hand.components_)
+    assert (result.documents, result.steps) == (400, 8)
+    assert result.report.tokens_dropped == by_hand.text_report_.tokens_dropped
+    assert result.report.tokens_dropped[VOCABULARY_FULL] > 0
+    assert result.report.documents_skipped == {"empty document": 1}
+    from_stream = OnlineLDA(**GROWING)  # stdin or any binary stream: the same minibatches
+    train_stream(from_stream, io.BytesIO(path.read_bytes()))
+    assert from_stream.vocabulary_.tolist() == by_hand.vocabulary_.tolist()
+    np.testing.assert_array_equal(from_stream.components_, by_hand.components_)
+    # An initial vocabulary comes first; the stream's new words follow it.
+    initial = ["zqzz", word_name(3)]
+    seeded = OnlineLDA(**GROWING)
+    train_stream(seeded, path, vocabulary=initial)
+    assert seeded.vocabulary_[:2].tolist() == initial and seeded.vocabulary_.size == 36
+
+
+def test_growing_stream_resumes_bit_identical(tmp_path, grown_stream):
+    path, _ = grown_stream
+    reference = OnlineLDA(**GROWING)
+    train_stream(reference, path)
+    checkpoint = tmp_path / "grow.ckpt"
+    sizes = []
+    for documents in (100, 250):  # before and after the late words arrive
+        with pytest.raises(Interrupted):
+            train_stream(OnlineLDA(**GROWING), path, checkpoint=checkpoint, checkpoint_every=50,
+                         resume=True, progress=stop_at(documents))
+        sizes.append(read_checkpoint(checkpoint)[1]["vocabulary"].size)
+    assert sizes[0] < sizes[1]  # the checkpointed vocabulary grew between the interruptions
+    resumed = OnlineLDA(**GROWING)
+    result = train_stream(resumed, path, checkpoint=checkpoint, checkpoint_every=50, resume=True)
+    assert result.resumed_from.documents_total == 250
+    assert resumed.vocabulary_.tolist() == reference.vocabulary_.tolist()
+    np.testing.assert_array_equal(resumed.components_, reference.components_)
+    for name, array in reference._state_arrays().items():
+        np.testing.assert_array_equal(resumed._state_arrays()[name], array)
+    with pytest.raises(InputError, match="max_vocabulary = 36 in the checkpoint"):
+        train_stream(OnlineLDA(**{**GROWING, "max_vocabulary": 40}), path, checkpoint=checkpoint,
+                     resume=True)
+
+
+def test_cli_fit_grows_the_vocabulary_within_the_cap(tmp_path, capsys, grown_stream):
+    path, _ = grown_stream
+    output = tmp_path / "model.npz"
+    code = main(["fit", str(path), "--grow-vocabulary", "--max-vocabulary", "30", "-k", "2",
+                 "--batch-size", "50", "--local-passes", "3", "-o", str(output), "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    result = json.loads(captured.out)
+    model = OnlineLDA.load(output)
+    assert model.vocabulary_.size == result["vocabulary_size"] == 30
+    assert model.grow_vocabulary and model.max_vocabulary == 30
+    assert result["tokens_dropped"][VOCABULARY_FULL] > 0
+    assert result["documents"] == 400 and "dropped" in captured.err
+    # Growth needs a method that allows it, and raw text.
+    code = main(["fit", str(path), "--grow-vocabulary", "--method", "olda", "--averaging",
+                 "--corpus-size", "400", "-k", "2", "-o", str(tmp_path / "bad.npz")])
+    assert code == 2 and "averaging" in capsys.readouterr().err
+    code = main(["fit", str(path), "--max-vocabulary", "30", "-k", "2",
+                 "-o", str(tmp_path / "b.npz")])
+    assert code == 2 and "--grow-vocabulary" in capsys.readouterr().err

@@ -23,6 +23,7 @@ run and the final model is bit-identical to it. A checkpoint is also a model fil
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import io
 import os
@@ -39,7 +40,8 @@ from . import persistence
 from .corpus.corpus import Corpus, ReadReport
 from .corpus.preprocess import VocabularyMapper
 from .corpus.readers import (LINE_FORMATS, TEXT_FORMATS, RawDocument, corpus_dir_files,
-                             detect_format, detect_line_format, iter_raw_lines, resolve_vocabulary)
+                             detect_format, detect_line_format, iter_raw_documents,
+                             iter_raw_lines, resolve_vocabulary)
 from .corpus.streaming import stream_minibatches
 from .errors import InputError, ModelFileError
 from .inference.presets import resolve_method
@@ -91,6 +93,8 @@ class TrainingResult:
 
 # --- sources ------------------------------------------------------------------------------------
 def _n_documents(batch) -> int:
+    if isinstance(batch, list):  # raw documents, for a growing vocabulary
+        return len(batch)
     return batch.n_documents if isinstance(batch, Corpus) else int(batch.shape[0])
 
 
@@ -115,6 +119,13 @@ def _prefix_identity(kind: str, digest, n_bytes: int, **extra) -> dict:
     return {"kind": kind, **extra, "prefix_bytes": n_bytes, "prefix_sha256": digest.hexdigest()}
 
 
+def _file_identity(path: Path) -> dict:
+    with open(path, "rb") as handle:
+        prefix = handle.read(PREFIX_BYTES)
+    return _prefix_identity("file", hashlib.sha256(prefix), len(prefix),
+                            path=str(path.resolve()), size=path.stat().st_size)
+
+
 class _FileSource:
     """A file or corpus directory streamed with `stream_minibatches` (re-iterable: one pass per
     ``batches`` call). Resuming parses and discards the consumed minibatches."""
@@ -132,10 +143,7 @@ class _FileSource:
         self.stream = stream_minibatches(path, batch_size, vocabulary, format, **options)
         self.vocabulary = self.stream.vocabulary
         self.description = str(path)
-        with open(path, "rb") as handle:
-            prefix = handle.read(PREFIX_BYTES)
-        self._identity = _prefix_identity("file", hashlib.sha256(prefix), len(prefix),
-                                          path=str(path.resolve()), size=path.stat().st_size)
+        self._identity = _file_identity(path)
 
     @property
     def report(self) -> ReadReport:
@@ -148,6 +156,50 @@ class _FileSource:
 
     def batches(self, skip_documents: int) -> Iterator:
         return _skip_batches(iter(self.stream), skip_documents, self.description)
+
+
+class _RawTextFile:
+    """A raw text file (or directory of ``.txt`` files) read as minibatches of `RawDocument`s
+    (`iter_raw_documents`), not mapped onto a vocabulary: for `OnlineLDA.partial_fit_text` with
+    a growing vocabulary. Re-iterable; identity as `_FileSource`'s."""
+
+    repeatable = True
+    vocabulary = None
+
+    def __init__(self, path, batch_size: int, format, text_field: str):
+        self.path = Path(path)
+        self.batch_size = batch_size
+        self.format = detect_format(self.path) if format is None else format
+        self.text_field = text_field
+        self.description = str(self.path)
+        self.report = ReadReport(source=self.description)
+        self._identity = _file_identity(self.path)
+
+    def identity(self) -> dict:
+        return self._identity
+
+    def _batches(self) -> Iterator[list[RawDocument]]:
+        self.report = ReadReport(source=self.description)
+        documents = iter_raw_documents(self.path, self.format, self.text_field,
+                                       report=self.report)
+        yield from _raw_batches(documents, self.batch_size)
+        if self.report.documents_read == sum(self.report.documents_skipped.values()):
+            raise InputError("no documents", self.path)
+
+    def batches(self, skip_documents: int) -> Iterator:
+        return _skip_batches(self._batches(), skip_documents, self.description)
+
+
+def _raw_batches(documents: Iterator[RawDocument], batch_size: int
+                 ) -> Iterator[list[RawDocument]]:
+    batch = []
+    for document in documents:
+        batch.append(document)
+        if len(batch) == batch_size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 class _IterableSource:
@@ -180,6 +232,9 @@ class LineStream:
     SHA-256 of the first ``prefix_limit`` bytes up to the end of the last document read: lines
     are read one at a time, so after the same documents it covers the same bytes, which is how a
     resume from stdin checks that it is fed the same stream.
+
+    ``raw=True``: minibatches are lists of `RawDocument`s, not mapped (no ``vocabulary``), for
+    `OnlineLDA.partial_fit_text` with a growing vocabulary.
     """
 
     repeatable = False
@@ -187,11 +242,11 @@ class LineStream:
     def __init__(self, handle, vocabulary, batch_size: int = 100, format: str | None = None,
                  text_field: str = "text", label_field: str | None = "label",
                  skip_empty: bool = True, name: str = "<stdin>",
-                 prefix_limit: int = PREFIX_BYTES):
+                 prefix_limit: int = PREFIX_BYTES, raw: bool = False):
         if format not in (None, *LINE_FORMATS):
             raise InputError(f"format {format!r} cannot be read from a stream: use text or jsonl",
                              name)
-        if vocabulary is None:
+        if vocabulary is None and not raw:
             raise InputError("streaming raw text needs a fixed vocabulary (vocabulary=...)", name)
         if int(batch_size) < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
@@ -202,8 +257,9 @@ class LineStream:
         self.label_field = label_field
         self.skip_empty = skip_empty
         self.description = name
-        self.mapper = VocabularyMapper(resolve_vocabulary(vocabulary, None, name))
-        self.vocabulary = self.mapper.vocabulary
+        self.mapper = (None if raw
+                       else VocabularyMapper(resolve_vocabulary(vocabulary, None, name)))
+        self.vocabulary = None if raw else self.mapper.vocabulary
         self.report = ReadReport(source=name)
         self.prefix_limit = int(prefix_limit)
         self._digest = hashlib.sha256()
@@ -253,33 +309,43 @@ class LineStream:
         return self._mapped(documents, skip_documents)
 
     def _mapped(self, documents: Iterator[RawDocument], skipped: int) -> Iterator[Corpus]:
-        batch = []
-        for document in documents:
-            batch.append(document)
-            if len(batch) == self.batch_size:
-                yield self.mapper.map(batch, self.label_field, self.report)
-                batch = []
-        if batch:
-            yield self.mapper.map(batch, self.label_field, self.report)
-        if skipped == 0 and self.report.documents_kept == 0:
+        for batch in _raw_batches(documents, self.batch_size):
+            yield batch if self.mapper is None else self.mapper.map(batch, self.label_field,
+                                                                    self.report)
+        skipped_empty = sum(self.report.documents_skipped.values())
+        if skipped == 0 and self.report.documents_read == skipped_empty:
             raise InputError("no documents", self.description)
 
     def __iter__(self) -> Iterator[Corpus]:
         return self.batches()
 
 
-def _open_source(source, batch_size: int, vocabulary, format, text_field: str, split: str):
+def _is_raw_text_file(path, format) -> bool:
+    """Whether ``path`` is raw text (not a docword file or a corpus directory)."""
+    path = Path(path)
+    if format is None and path.is_dir():
+        return detect_format(path) == "txt-dir"
+    return (detect_format(path) if format is None else format) in TEXT_FORMATS
+
+
+def _open_source(source, batch_size: int, vocabulary, format, text_field: str, split: str,
+                 grow: bool = False):
+    """The source; with ``grow`` (a growing vocabulary), raw text comes as minibatches of
+    `RawDocument`s for `OnlineLDA.partial_fit_text`."""
     name = "<stream>"
     if isinstance(source, (str, os.PathLike)) and str(source) == STDIN:
         source, name = sys.stdin, "<stdin>"
     if isinstance(source, (str, os.PathLike)):
+        if grow and _is_raw_text_file(source, format):
+            return _RawTextFile(source, batch_size, format, text_field)
         return _FileSource(source, batch_size, vocabulary, format, text_field, split)
     if hasattr(source, "readline"):
         if isinstance(source, io.TextIOBase):  # read the bytes under it, decoded as files are
             if not hasattr(source, "buffer"):
                 raise InputError("the stream must be opened in binary mode", name)
             source = source.buffer
-        return LineStream(source, vocabulary, batch_size, format, text_field, name=name)
+        return LineStream(source, vocabulary, batch_size, format, text_field, name=name,
+                          raw=grow)
     if isinstance(source, (Corpus, np.ndarray)) or sp.issparse(source):
         raise InputError("source must be a path, '-' for stdin, an open binary stream or an "
                          "iterable of minibatches; for a whole corpus in memory use model.fit")
@@ -406,6 +472,15 @@ def train_stream(model, source, *, batch_size: int | None = None, n_passes: int 
         model's ``batch_size`` and ``n_passes``. A stream or an iterator allows one pass.
     vocabulary : the vocabulary of raw text (a word list or vocab file; default the fitted
         model's), or of a docword file (default its ``vocab.*`` sibling).
+
+        Growing vocabulary: when ``model.grow_vocabulary`` is set and the source is raw text (a
+        text, JSON-lines, CSV file or ``.txt`` directory, ``"-"`` or a binary stream), the
+        minibatches of raw documents go to ``model.partial_fit_text`` (bundled stop words),
+        which adds new words within ``max_vocabulary``; ``vocabulary`` is then optional: the
+        initial vocabulary (default: the first minibatch's words). ``result.report`` is (a
+        copy of) the model's ``text_report_`` (tokens kept, tokens dropped by reason) with the
+        reader's skipped documents. Checkpoints hold the grown vocabulary; a resume checks that
+        it begins with ``vocabulary`` when one is given.
     format, text_field : the source's format (default: from the name; for a stream, from its
         first line) and the JSON field holding the text.
     checkpoint : path of the checkpoint file, written every ``checkpoint_every`` documents (at
@@ -447,9 +522,15 @@ def train_stream(model, source, *, batch_size: int | None = None, n_passes: int 
                 raise ValueError("resume needs an unfitted model: its state comes from the "
                                  "checkpoint")
             stored, arrays, metadata = read_checkpoint(checkpoint)
+    grow = bool(getattr(model, "grow_vocabulary", False))
+    initial_vocabulary = vocabulary
     if vocabulary is None:
         vocabulary = model.vocabulary_ if fitted else None if stored is None else arrays["vocabulary"]
-    source = _open_source(source, batch_size, vocabulary, format, text_field, split)
+    source = _open_source(source, batch_size, vocabulary, format, text_field, split, grow)
+    raw = isinstance(source, _RawTextFile) or (isinstance(source, LineStream)
+                                                and source.mapper is None)
+    if raw and initial_vocabulary is not None:
+        initial_vocabulary = resolve_vocabulary(initial_vocabulary, None, source.description)
     if n_passes > 1 and not source.repeatable:
         raise ValueError(f"{source.description} can be read once: n_passes must be 1")
     recorded_batch_size = None if isinstance(source, _IterableSource) else batch_size
@@ -463,6 +544,10 @@ def train_stream(model, source, *, batch_size: int | None = None, n_passes: int 
                                                                 arrays["vocabulary"]):
             raise InputError("the checkpoint is of another training run: its vocabulary differs "
                              "from the source's", checkpoint)
+        if raw and initial_vocabulary is not None and not np.array_equal(
+                arrays["vocabulary"][:len(initial_vocabulary)], initial_vocabulary):
+            raise InputError("the checkpoint is of another training run: its vocabulary does "
+                             "not begin with the initial vocabulary given", checkpoint)
         _restore(checkpoint, model, arrays, metadata)
         position = resumed_from = stored.position
 
@@ -478,7 +563,12 @@ def train_stream(model, source, *, batch_size: int | None = None, n_passes: int 
                                  checkpoint)
         position = StreamPosition(pass_index, skip, position.documents_total)
         for batch in batches:
-            model.partial_fit(batch)
+            if not raw:
+                model.partial_fit(batch)
+            elif model._is_fitted():
+                model.partial_fit_text(batch)
+            else:
+                model.partial_fit_text(batch, vocabulary=initial_vocabulary)
             n = _n_documents(batch)
             documents, steps = documents + n, steps + 1
             position = StreamPosition(pass_index, position.documents + n,
@@ -497,4 +587,20 @@ def train_stream(model, source, *, batch_size: int | None = None, n_passes: int 
                          n_passes=n_passes, source=source.identity(), finished=True)
         written += 1
     return TrainingResult(model, position, resumed_from, documents, steps, written,
-                          time.perf_counter() - started, source.report)
+                          time.perf_counter() - started,
+                          _text_report(model, source) if raw else source.report)
+
+
+def _text_report(model, source) -> ReadReport:
+    """The model's `text_report_` (tokens kept and dropped) with the reader's skipped
+    documents, decoding replacements and warnings."""
+    report = copy.deepcopy(getattr(model, "text_report_", None) or ReadReport())
+    report.source = source.description
+    reader = source.report
+    for reason, n in reader.documents_skipped.items():
+        report.skip(reason, n)
+    report.documents_read += sum(reader.documents_skipped.values())
+    report.decode_replacements += reader.decode_replacements
+    for message in reader.warnings:
+        report.warn(message)
+    return report

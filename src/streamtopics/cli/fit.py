@@ -21,7 +21,8 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from ..corpus.readers import corpus_dir_files, detect_format, load_corpus, read_corpus_dir
+from ..corpus.readers import (TEXT_FORMATS, corpus_dir_files, detect_format, load_corpus,
+                              read_corpus_dir)
 from ..corpus.streaming import DocwordStream
 from ..errors import InputError
 from ..estimators.gibbs_lda import CVB0LDA, GibbsLDA
@@ -94,6 +95,13 @@ def register(subparsers) -> None:
     stream.add_argument("--resume", nargs="?", const=True, default=None, metavar="PATH",
                         help="continue from the checkpoint (PATH, or --checkpoint's); the result "
                              "is bit-identical to an uninterrupted run")
+    stream.add_argument("--grow-vocabulary", action="store_true",
+                        help="raw text input: words first seen during training join the "
+                             "vocabulary (old topics unchanged; see docs/streaming.md); streams "
+                             "the input, --vocabulary optional (the initial vocabulary)")
+    stream.add_argument("--max-vocabulary", type=int, default=None, metavar="N",
+                        help="with --grow-vocabulary: the most words the vocabulary may hold; "
+                             "new words beyond it are dropped and counted (default: no cap)")
     stream.add_argument("--corpus-size", type=int, default=None, metavar="D",
                         help="documents in the corpus, for the Bayesian presets (olda, svb, "
                              "vargibbs) when the input is streamed")
@@ -107,9 +115,11 @@ def run(args) -> int:
         if not 1 <= args.threads <= numba.config.NUMBA_NUM_THREADS:
             raise InputError(f"--threads must lie in [1, {numba.config.NUMBA_NUM_THREADS}]")
         numba.set_num_threads(args.threads)
+    if args.max_vocabulary is not None and not args.grow_vocabulary:
+        raise InputError("--max-vocabulary caps a growing vocabulary: add --grow-vocabulary")
     model = _build_model(args)
     streaming = (args.corpus == "-" or args.vocabulary is not None or args.checkpoint is not None
-                 or args.resume is not None)
+                 or args.resume is not None or args.grow_vocabulary)
     try:
         if streaming:
             documents, tokens, seconds, extra = _train_streaming(model, args)
@@ -164,11 +174,15 @@ def _train_in_memory(model, args) -> tuple[int, int, float, dict]:
 def _train_streaming(model, args) -> tuple[int, int, float, dict]:
     """`training.train_stream` over the input (a file or ``-`` for stdin), with checkpoints."""
     if args.method in BATCH_METHODS:
-        raise InputError("streaming input, --checkpoint and --resume need an online method "
-                         "(not cgs or cvb0)")
+        raise InputError("streaming input, --checkpoint, --resume and --grow-vocabulary need an "
+                         "online method (not cgs or cvb0)")
     if args.eval_every is not None:
         raise InputError("--eval-every works on an in-memory corpus: drop --vocabulary, "
-                         "--checkpoint and --resume, or evaluate afterwards")
+                         "--checkpoint, --resume and --grow-vocabulary, or evaluate afterwards")
+    if args.grow_vocabulary and args.corpus != "-" and \
+            (args.format or detect_format(args.corpus)) not in TEXT_FORMATS:
+        raise InputError("--grow-vocabulary needs raw text input (text, JSON lines, CSV, a "
+                         "directory of .txt files, or - for stdin)", args.corpus)
     if model.corpus_size is None:
         model.set_params(corpus_size=_declared_corpus_size(args))
     checkpoint = args.resume if isinstance(args.resume, str) else args.checkpoint
@@ -187,6 +201,9 @@ def _train_streaming(model, args) -> tuple[int, int, float, dict]:
                           "documents": result.position.documents_total}}
     if result.resumed_from is not None:
         extra["resumed_from_documents"] = result.resumed_from.documents_total
+    if args.grow_vocabulary:
+        extra["vocabulary_size"] = int(model.vocabulary_.size)
+        extra["tokens_dropped"] = dict(result.report.tokens_dropped) if result.report else {}
     tokens = result.report.tokens_kept if result.report is not None else None
     return result.documents, tokens, result.seconds, extra
 
@@ -218,7 +235,8 @@ def _build_model(args):
     return OnlineLDA(n_topics=args.topics, method=args.method, batch_size=args.batch_size,
                      local_passes=args.local_passes, step_offset=args.step_offset,
                      step_decay=args.step_decay, averaging=args.averaging, n_passes=args.passes,
-                     corpus_size=args.corpus_size, random_state=args.seed)
+                     corpus_size=args.corpus_size, random_state=args.seed,
+                     grow_vocabulary=args.grow_vocabulary, max_vocabulary=args.max_vocabulary)
 
 
 def _progressive_evaluation(args, corpus) -> ProgressiveEvaluation | None:

@@ -245,7 +245,7 @@ class OnlineLDA(TopicModelEstimator):
         return self
 
     # --- raw text, growing vocabulary ------------------------------------------------------------
-    def partial_fit_text(self, documents, stopwords=None) -> "OnlineLDA":
+    def partial_fit_text(self, documents, stopwords=None, vocabulary=None) -> "OnlineLDA":
         """One online EM step on raw text: ``documents`` (strings or `RawDocument`s) are
         tokenised (`corpus.preprocess.tokenize`), stop words removed (``stopwords``: a set, a
         file path, or None for the bundled English list), and mapped onto ``vocabulary_``.
@@ -256,7 +256,11 @@ class OnlineLDA(TopicModelEstimator):
         ``grow_vocabulary`` is set: then they join the vocabulary before the step
         (`OnlineEM.add_words`; the old topics stay as they were) up to ``max_vocabulary``.
         Documents left without a known word stay in the minibatch as empty documents; a minibatch
-        without any known word takes no step. Everything is counted in ``text_report_``."""
+        without any known word takes no step. Everything is counted in ``text_report_``.
+
+        ``vocabulary`` (a word list; first call only, ignored once the model has started): the
+        initial vocabulary, its words first; with ``grow_vocabulary`` the first minibatch's new
+        words follow it (within ``max_vocabulary``), without it they are dropped."""
         if stopwords is None or isinstance(stopwords, (str, Path)):
             stopwords = load_stopwords(stopwords)
         method = self.method_ if self._is_fitted() else self._validated_method()
@@ -275,7 +279,9 @@ class OnlineLDA(TopicModelEstimator):
         if not token_lists:
             raise InputError("the minibatch has no documents")
         index = self._word_index()
-        new_words = self._admitted_words(token_lists, index)
+        if vocabulary is not None and not self._is_fitted():
+            index = self._initial_index(vocabulary)
+        new_words = self._admitted_words(token_lists, index, fixed=vocabulary is not None)
         n_old = len(index)
         new_index = {word: n_old + i for i, word in enumerate(new_words)}
         rows, columns = [], []
@@ -284,7 +290,7 @@ class OnlineLDA(TopicModelEstimator):
                    for token in content if token in index or token in new_index]
             unknown = len(content) - len(ids)
             if unknown:
-                full = self.grow_vocabulary or not self._is_fitted()
+                full = self.grow_vocabulary or not (self._is_fitted() or vocabulary is not None)
                 report.drop_tokens(VOCABULARY_FULL if full else UNKNOWN, unknown)
             rows.extend([row] * len(ids))
             columns.extend(ids)
@@ -299,7 +305,8 @@ class OnlineLDA(TopicModelEstimator):
                 return self
             raise InputError("the first minibatch has no token to start the model from")
         if not self._is_fitted():
-            return self.partial_fit(Corpus(counts, vocabulary=np.asarray(new_words, dtype=str)))
+            return self.partial_fit(Corpus(counts, vocabulary=np.asarray(list(index) + new_words,
+                                                                         dtype=str)))
         self.add_words(new_words)
         return self.partial_fit(counts)
 
@@ -353,11 +360,23 @@ class OnlineLDA(TopicModelEstimator):
             self._word_index_cache = cached
         return cached[1]
 
-    def _admitted_words(self, token_lists: list, index: dict) -> list:
+    def _initial_index(self, vocabulary) -> dict:
+        """word -> column of an initial vocabulary given to `partial_fit_text`."""
+        words = [str(word) for word in vocabulary]
+        index = {word: i for i, word in enumerate(words)}
+        if len(index) != len(words):
+            raise ValueError("the initial vocabulary repeats a word")
+        if self.max_vocabulary is not None and len(words) > self.max_vocabulary:
+            raise ValueError(f"the initial vocabulary has {len(words)} words, more than "
+                             f"max_vocabulary={self.max_vocabulary}")
+        return index
+
+    def _admitted_words(self, token_lists: list, index: dict, fixed: bool = False) -> list:
         """The unknown words of a minibatch that join the vocabulary: all of them when starting
-        or growing, by decreasing count in the minibatch (ties: first appearance), as many as
-        ``max_vocabulary`` leaves room for; none when the vocabulary is fixed."""
-        if self._is_fitted() and not self.grow_vocabulary:
+        (without an initial vocabulary: ``fixed`` False) or growing, by decreasing count in the
+        minibatch (ties: first appearance), as many as ``max_vocabulary`` leaves room for; none
+        when the vocabulary is fixed."""
+        if (self._is_fitted() or fixed) and not self.grow_vocabulary:
             return []
         counts = Counter(token for content in token_lists for token in content
                          if token not in index)
