@@ -33,7 +33,7 @@ import re
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Iterator, Sequence
+from typing import BinaryIO, Iterator
 
 import numpy as np
 import scipy.sparse as sp

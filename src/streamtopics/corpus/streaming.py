@@ -90,7 +90,7 @@ class DocwordStream:
         pending = np.zeros((0, 3), dtype=np.int64)
         pending_lines = np.zeros(0, dtype=np.int64)
         first_doc = 1  # first document id of the next batch
-        last_doc, last_line = 0, 0  # to check that document ids never decrease
+        last_doc = 0  # to check that document ids never decrease
         docs_used = 0
         n_entries = 0
         with _Reading(self.path) as reading:
