@@ -14,7 +14,6 @@ import json
 
 import numpy as np
 import pytest
-from scipy.optimize import linear_sum_assignment
 
 from streamtopics.cli.main import main
 from streamtopics.corpus.preprocess import UNKNOWN
@@ -24,19 +23,9 @@ from streamtopics.errors import InputError
 from streamtopics.estimators.online_lda import VOCABULARY_FULL, OnlineLDA
 from streamtopics.training import read_checkpoint, train_stream
 
+from helpers import Interrupted, matched_tv, stop_at
+
 NO_STOPWORDS = frozenset()
-
-
-class Interrupted(Exception):
-    pass
-
-
-def stop_at(documents):
-    """A progress callback that interrupts training once ``documents`` have been trained on."""
-    def progress(position):
-        if position.documents_total >= documents:
-            raise Interrupted
-    return progress
 
 
 def word_name(i: int) -> str:
@@ -55,13 +44,6 @@ def planted(n_topics=3, n_words=40, n_documents=1200, seed=0):
     flat, offsets = corpus.document_tokens()
     token_lists = [flat[offsets[d]:offsets[d + 1]] for d in range(corpus.n_documents)]
     return token_lists, truth
-
-
-def matched_tv(estimate: np.ndarray, truth: np.ndarray) -> float:
-    """Mean total-variation distance between true topics and their best-matched estimates."""
-    distance = 0.5 * np.abs(truth[:, None, :] - estimate[None, :, :]).sum(axis=2)
-    rows, columns = linear_sum_assignment(distance)
-    return float(distance[rows, columns].mean())
 
 
 def started_model(method="g-oem", **options) -> OnlineLDA:
@@ -131,7 +113,7 @@ def stream_with_late_words(grow_vocabulary: bool):
     for w in used:
         if word_name(w) in column:
             estimate[:, w] = model.components_[:, column[word_name(w)]]
-    return model, matched_tv(estimate, truth.beta), used, late_words
+    return model, matched_tv(estimate, truth.beta).mean(), used, late_words
 
 
 def test_training_continues_and_recovers_planted_topics_with_new_words():

@@ -20,20 +20,10 @@ from streamtopics import GibbsLDA, InputError, ModelFileError, OnlineLDA
 from streamtopics.corpus import read_corpus_dir, write_synthetic_corpus
 from streamtopics.training import LineStream, read_checkpoint, train_stream
 
+from helpers import Interrupted, stop_at
+
 K, V, D, BATCH = 4, 60, 1500, 50
 SETTINGS = dict(n_topics=K, batch_size=BATCH, local_passes=5, random_state=3)
-
-
-class Interrupted(Exception):
-    pass
-
-
-def stop_at(documents):
-    """A progress callback that interrupts training once ``documents`` have been trained on."""
-    def progress(position):
-        if position.documents_total >= documents:
-            raise Interrupted
-    return progress
 
 
 @pytest.fixture(scope="module")

@@ -59,6 +59,15 @@ def _gibbs_update(topics, position, word_topic_weights, alpha, doc_topic_counts,
     doc_topic_counts[new] += 1.0
 
 
+@njit(cache=True, inline="always")
+def _dot(weights, row):
+    """sum_k weights_k row_k, summed in topic order (the NumPy twins sum the same way)."""
+    total = 0.0
+    for k in range(weights.size):
+        total += weights[k] * row[k]
+    return total
+
+
 # --- left-to-right (Wallach, Murray, Salakhutdinov & Mimno 2009, Algorithm 3) ----------------
 @njit(cache=True)
 def left_to_right_document(beta_by_word, alpha, words, n_particles, resample, state):
@@ -254,9 +263,7 @@ def elbo_document(shifted_exp_elog_beta, elog_beta_shift, alpha, word_ids, word_
         new_gamma[:] = 0.0
         for i in range(word_ids.size):
             row = shifted_exp_elog_beta[word_ids[i]]
-            norm = 0.0
-            for k in range(n_topics):
-                norm += exp_elog_theta[k] * row[k]
+            norm = _dot(exp_elog_theta, row)
             if norm <= 0.0:
                 return -np.inf  # no topic can emit this word
             scale = word_counts[i] / norm
@@ -279,9 +286,7 @@ def elbo_document(shifted_exp_elog_beta, elog_beta_shift, alpha, word_ids, word_
                   - math.lgamma(alpha[k]))
     for i in range(word_ids.size):
         row = shifted_exp_elog_beta[word_ids[i]]
-        norm = 0.0
-        for k in range(n_topics):
-            norm += exp_elog_theta[k] * row[k]
+        norm = _dot(exp_elog_theta, row)
         if norm <= 0.0:
             return -np.inf
         bound += word_counts[i] * (math.log(norm) + elog_beta_shift[word_ids[i]])
