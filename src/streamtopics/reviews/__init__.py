@@ -1,0 +1,23 @@
+"""Review models with ratings (Dupuy's thesis, chapter 2).
+
+- `RatingReducer`: the ANOVA rating reduction of section 2.1.3 (reduced ratings in {-1, +1},
+  P(+1) for a test review).
+- `OpinionLDA`: LDA-R / LDA-R-C / LDA-R-U (descriptive topics with fixed theta plus a positive
+  and a negative opinion topic), variational EM of appendix 2.A with its two misprints
+  corrected.
+- LDA-0, LDA-C and LDA-U are the library's LDA on reviews, on `group_documents(X, items)` and
+  on `group_documents(X, users)`.
+- Word prediction: `pointwise_log_likelihood` (LDA-C/U), `opinion_log_likelihood` (LDA-R-C/U,
+  exact quadrature), `per_word_log_perplexity`; LDA-0 uses left-to-right.
+- `planted_reviews`: synthetic reviews drawn from LDA-R-C with the truth.
+"""
+
+from .opinion import OpinionLDA
+from .ratings import RatingReducer
+from .scoring import (group_documents, opinion_log_likelihood, per_word_log_perplexity,
+                      pointwise_log_likelihood)
+from .synthetic import PlantedReviews, planted_reviews
+
+__all__ = ["RatingReducer", "OpinionLDA", "group_documents", "pointwise_log_likelihood",
+           "opinion_log_likelihood", "per_word_log_perplexity", "planted_reviews",
+           "PlantedReviews"]
