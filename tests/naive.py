@@ -416,3 +416,65 @@ def online_vb(counts, initial_lambda, alpha, eta, corpus_size, batch_size, step_
             alpha = alpha - rho * np.linalg.solve(hessian, gradient)
         history.append((lam.copy(), alpha.copy()))
     return history
+
+
+# --- review models (twin of src/streamtopics/kernels/opinion.py) -----------------------------
+def _opinion_conditional(phi_weights, psi_weight, alpha, omega, topic_counts, n_qualitative):
+    n_descriptive = np.cumsum(topic_counts)[-1]
+    scale = 1.0 / (n_descriptive + n_qualitative + omega[0] + omega[1])
+    descriptive = (n_descriptive + omega[0]) * scale / (n_descriptive + np.cumsum(alpha)[-1])
+    weights = np.append(descriptive * (topic_counts + alpha) * phi_weights,
+                        (n_qualitative + omega[1]) * scale * psi_weight)
+    return np.cumsum(weights)
+
+
+def opinion_left_to_right_document(phi_by_word, psi, alpha, omega, words, n_particles, state):
+    """Twin of kernels.opinion.opinion_left_to_right_document (LDA-R left-to-right)."""
+    n_topics = alpha.size
+    assignments = np.zeros((n_particles, words.size), dtype=np.int64)
+    counts = np.zeros((n_particles, n_topics))
+    qualitative = np.zeros(n_particles)
+    log_likelihood = 0.0
+    for n in range(words.size):
+        predictive = 0.0
+        for r in range(n_particles):
+            for m in range(n + 1):
+                if m < n:
+                    if assignments[r, m] < 0:
+                        qualitative[r] -= 1
+                    else:
+                        counts[r, assignments[r, m]] -= 1
+                cumulative = _opinion_conditional(phi_by_word[words[m]], psi[words[m]], alpha,
+                                                  omega, counts[r], qualitative[r])
+                if m == n:
+                    predictive += cumulative[-1]
+                new = _evaluation_draw(cumulative, _next_uniform(state))
+                if new == n_topics:
+                    assignments[r, m] = -1
+                    qualitative[r] += 1
+                else:
+                    assignments[r, m] = new
+                    counts[r, new] += 1
+        log_likelihood += np.log(predictive / n_particles)
+    return log_likelihood
+
+
+def opinion_exact_log_likelihood(phi, psi, alpha, omega, words):
+    """log p(w) of LDA-R (theta ~ Dir(alpha), q ~ Beta(omega) integrated out) by enumerating
+    every assignment (K + 1 choices per token) through the Polya-urn chain rule."""
+    n_topics = alpha.size
+    total = 0.0
+    for assignment in _itertools.product(range(n_topics + 1), repeat=words.size):
+        counts, qualitative, probability = np.zeros(n_topics), 0, 1.0
+        for word, choice in zip(words, assignment):
+            n_descriptive = counts.sum()
+            share = 1.0 / (n_descriptive + qualitative + omega.sum())
+            if choice == n_topics:
+                probability *= (qualitative + omega[1]) * share * psi[word]
+                qualitative += 1
+            else:
+                probability *= ((n_descriptive + omega[0]) * share * (counts[choice] + alpha[choice])
+                                / (n_descriptive + alpha.sum()) * phi[choice, word])
+                counts[choice] += 1
+        total += probability
+    return np.log(total)

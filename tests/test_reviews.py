@@ -11,8 +11,9 @@ from streamtopics.corpus.corpus import Corpus
 from streamtopics.estimators.gibbs_lda import GibbsLDA
 from streamtopics.evaluation import left_to_right
 from streamtopics.reviews import (OpinionLDA, RatingReducer, group_documents,
-                                  opinion_log_likelihood, per_word_log_perplexity,
-                                  planted_reviews, pointwise_log_likelihood)
+                                  opinion_left_to_right, opinion_log_likelihood,
+                                  per_word_log_perplexity, planted_reviews,
+                                  pointwise_log_likelihood)
 
 N_TRAIN = 2000
 
@@ -145,3 +146,34 @@ def test_rating_reducer_rejects_bad_inputs():
         RatingReducer().fit([1, 2], [1], [3.0, 4.0])
     with pytest.raises(ValueError, match="finite"):
         RatingReducer().fit([1, 2], [1, 2], [3.0, np.nan])
+
+
+def test_opinion_left_to_right_kernel_matches_its_twin_and_exact_enumeration():
+    from streamtopics.kernels.opinion import opinion_left_to_right_document
+    from streamtopics.kernels.random import new_stream
+    import naive
+    rng = np.random.default_rng(4)
+    phi, psi = rng.dirichlet(np.ones(5), 2), rng.dirichlet(np.ones(5))
+    alpha, omega = np.array([0.4, 0.9]), np.array([3.0, 1.2])
+    words = np.array([0, 3, 3, 1])
+    phi_by_word = np.ascontiguousarray(phi.T)
+    kernel = opinion_left_to_right_document(phi_by_word, psi, alpha, omega, words, 7,
+                                            new_stream(5, 0, 2))
+    twin = naive.opinion_left_to_right_document(phi_by_word, psi, alpha, omega, words, 7,
+                                                new_stream(5, 0, 2))
+    assert kernel == pytest.approx(twin, rel=1e-12)
+    exact = naive.opinion_exact_log_likelihood(phi, psi, alpha, omega, words)
+    estimate = opinion_left_to_right_document(phi_by_word, psi, alpha, omega, words, 4000,
+                                              new_stream(0, 0, 0))
+    assert estimate == pytest.approx(exact, abs=0.02)
+
+
+def test_opinion_left_to_right_mixes_the_signs():
+    rng = np.random.default_rng(2)
+    topics, opinion_topics = rng.dirichlet(np.ones(6), 2), rng.dirichlet(np.ones(6), 2)
+    counts = rng.multinomial(5, np.ones(6) / 6, size=3)
+    args = (counts, 0.5, None, topics, opinion_topics, [2.0, 1.0])
+    negative = opinion_left_to_right(*args[:2], 0.0, *args[3:], seed=3)
+    positive = opinion_left_to_right(*args[:2], 1.0, *args[3:], seed=3)
+    mixed = opinion_left_to_right(*args[:2], 0.25, *args[3:], seed=3)
+    np.testing.assert_allclose(mixed, np.log(0.75 * np.exp(negative) + 0.25 * np.exp(positive)))

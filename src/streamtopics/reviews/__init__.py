@@ -8,16 +8,17 @@
 - LDA-0, LDA-C and LDA-U are the library's LDA on reviews, on `group_documents(X, items)` and
   on `group_documents(X, users)`.
 - Word prediction: `pointwise_log_likelihood` (LDA-C/U), `opinion_log_likelihood` (LDA-R-C/U,
-  exact quadrature), `per_word_log_perplexity`; LDA-0 uses left-to-right.
+  exact quadrature), `opinion_left_to_right` (LDA-R), `per_word_log_perplexity`; LDA-0 uses
+  left-to-right.
 - `planted_reviews`: synthetic reviews drawn from LDA-R-C with the truth.
 """
 
 from .opinion import OpinionLDA
 from .ratings import RatingReducer
-from .scoring import (group_documents, opinion_log_likelihood, per_word_log_perplexity,
-                      pointwise_log_likelihood)
+from .scoring import (group_documents, opinion_left_to_right, opinion_log_likelihood,
+                      per_word_log_perplexity, pointwise_log_likelihood)
 from .synthetic import PlantedReviews, planted_reviews
 
 __all__ = ["RatingReducer", "OpinionLDA", "group_documents", "pointwise_log_likelihood",
-           "opinion_log_likelihood", "per_word_log_perplexity", "planted_reviews",
+           "opinion_log_likelihood", "opinion_left_to_right", "per_word_log_perplexity", "planted_reviews",
            "PlantedReviews"]

@@ -9,6 +9,8 @@ review's words given its (user, item) pair, reported per word.
   p(w) = sum_s P(s) int_0^1 prod_n [q A_n + (1 - q) B^s_n] Beta(q; omega) dq, with
   A_n = sum_k theta_k phi_{k, w_n}, B^s_n = Psi^s_{w_n}; computed by Gauss-Jacobi quadrature in
   log space (`opinion_log_likelihood`), cheaper and exact where the thesis uses left-to-right.
+- LDA-R (theta^d unknown) is scored by a left-to-right adapted to its two latent proportions
+  (`opinion_left_to_right`, kernel in `kernels.opinion`), mixed over the reduced rating.
 - LDA-0 (theta unknown) is scored by left-to-right (`streamtopics.evaluation.left_to_right`).
 """
 
@@ -18,7 +20,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp, roots_jacobi
 
-from ..corpus.corpus import _as_counts
+from ..corpus.corpus import Corpus, _as_counts
+from ..evaluation import _inputs
+from ..kernels.opinion import opinion_left_to_right_kernel
 
 
 def group_documents(X, groups) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
@@ -77,6 +81,28 @@ def opinion_log_likelihood(X, doc_topic, p_positive, topics, opinion_topics, ome
             np.bincount(doc, weights=weight * np.log(mixture[:, j]), minlength=n_docs)
             for j in range(n_nodes)])
         by_sign.append(logsumexp(per_node + log_weights, axis=1))
+    with np.errstate(divide="ignore"):
+        return np.logaddexp(np.log1p(-p_positive) + by_sign[0], np.log(p_positive) + by_sign[1])
+
+
+def opinion_left_to_right(X, alpha, p_positive, topics, opinion_topics, omega,
+                          n_particles: int = 20, seed: int = 0) -> np.ndarray:
+    """Estimated log p(w_d) per review of LDA-R, whose theta^d ~ Dirichlet(``alpha``) (the
+    LDA-0 prior) and descriptive share q ~ Beta(``omega``) are unknown at test time: the
+    left-to-right algorithm adapted to both (kernel `opinion_left_to_right_document`), run for
+    each sign s and mixed as P(+1) = ``p_positive``. Review d uses the stream (seed, 0, d)."""
+    topics = np.ascontiguousarray(np.asarray(topics, float).T)
+    opinion_topics = np.asarray(opinion_topics, float)
+    alpha = np.broadcast_to(np.asarray(alpha, float), (topics.shape[1],)).copy()
+    omega = np.asarray(omega, float)
+    n_particles = _inputs.check_count(n_particles, "n_particles", 1)
+    seed = _inputs.check_seed(seed)
+    word_ids, offsets = Corpus(X).document_tokens()
+    n_docs = offsets.size - 1
+    p_positive = np.broadcast_to(np.asarray(p_positive, float), (n_docs,))
+    by_sign = [opinion_left_to_right_kernel(topics, np.ascontiguousarray(opinion_topics[side]),
+                                            alpha, omega, word_ids, offsets, n_particles, seed, 0)
+               for side in (0, 1)]
     with np.errstate(divide="ignore"):
         return np.logaddexp(np.log1p(-p_positive) + by_sign[0], np.log(p_positive) + by_sign[1])
 
