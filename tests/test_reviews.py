@@ -177,3 +177,41 @@ def test_opinion_left_to_right_mixes_the_signs():
     positive = opinion_left_to_right(*args[:2], 1.0, *args[3:], seed=3)
     mixed = opinion_left_to_right(*args[:2], 0.25, *args[3:], seed=3)
     np.testing.assert_allclose(mixed, np.log(0.75 * np.exp(negative) + 0.25 * np.exp(positive)))
+
+
+def _write_reviews(directory, data, rows, split, drop_field_at=None):
+    from streamtopics.corpus.writer import write_corpus_dir
+    metadata = [{"user": f"u{data.users[d]}", "item": f"i{data.items[d]}",
+                 "stars": float(data.ratings[d])} for d in range(rows.start, rows.stop)]
+    if drop_field_at is not None:
+        del metadata[drop_field_at]["stars"]
+    write_corpus_dir(Corpus(data.counts[rows], metadata=metadata), directory, split)
+
+
+def test_cli_compares_every_model_on_reviews_with_ratings(tmp_path, capsys):
+    import json
+    from streamtopics.cli.main import main
+    data = planted_reviews(n_reviews=900, n_users=40, n_items=30, seed=5)
+    _write_reviews(tmp_path, data, slice(0, 800), "train")
+    _write_reviews(tmp_path, data, slice(800, 900), "test")
+    code = main(["reviews", str(tmp_path), "-k", "5", "--user-field", "user", "--item-field",
+                 "item", "--rating-field", "stars", "--iterations", "60", "--json"])
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    scores = result["log_perplexity"]
+    assert set(scores) == {"LDA-0", "LDA-R", "LDA-C", "LDA-R-C", "LDA-U", "LDA-R-U"}
+    assert all(np.isfinite(value) for value in scores.values())
+    assert scores["LDA-R-C"] < scores["LDA-0"]
+    assert 0 < result["opinion_share"]["LDA-R-C"] < 0.3
+
+
+def test_cli_names_the_review_without_the_field(tmp_path, capsys):
+    from streamtopics.cli.main import main
+    data = planted_reviews(n_reviews=60, n_users=5, n_items=5, seed=1)
+    _write_reviews(tmp_path, data, slice(0, 50), "train", drop_field_at=6)
+    _write_reviews(tmp_path, data, slice(50, 60), "test")
+    code = main(["reviews", str(tmp_path), "--user-field", "user", "--item-field", "item",
+                 "--rating-field", "stars"])
+    assert code == 2
+    error = capsys.readouterr().err
+    assert "train.meta.jsonl, line 7" in error and "'stars'" in error
