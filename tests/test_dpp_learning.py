@@ -85,9 +85,10 @@ def test_binary_set_per_document_theta_recovers_embedding(seed):
 def test_model_file_round_trip(tmp_path):
     data, train, test = planted("binary", seed=0)
     model = fitted(data, train[:200], rank=2, theta="per-document", max_outer=2)
-    model.save(tmp_path / "dpp.stm", vocabulary=[f"w{i}" for i in range(6)])
-    loaded, vocabulary = LowRankDPP.load(tmp_path / "dpp.stm")
-    assert vocabulary == [f"w{i}" for i in range(6)]
+    model.vocabulary_ = [f"w{i}" for i in range(6)]
+    model.save(tmp_path / "dpp.stm")
+    loaded = LowRankDPP.load(tmp_path / "dpp.stm")
+    assert loaded.vocabulary_ == [f"w{i}" for i in range(6)] and loaded.stopwords_ is None
     np.testing.assert_array_equal(loaded.embeddings_, model.embeddings_)
     np.testing.assert_allclose(loaded.log_likelihood(test[:20]), model.log_likelihood(test[:20]))
     (tmp_path / "bad.stm").write_bytes(b"not a model")

@@ -49,7 +49,7 @@ def test_log_likelihood_matches_explicit_ensemble(kind, alpha, gamma):
     members = random_independent_sets(rng, Phi, 20, 4 if kind == "items" else 6)
     members.append(np.zeros(0, dtype=int))           # the empty set: det of a 0 x 0 matrix is 1
     sets = [[np.flatnonzero(Phi[i]) for i in m] if kind == "binary" else list(m) for m in members]
-    obs = Observations(sets, base, gamma, alpha, bucket_size=7)
+    obs = Observations(sets, base, gamma, alpha, bucket_entries=60)
     got = evaluate(obs, U, theta[None], gradients=False).per_set
     want = [(np.linalg.slogdet(L[np.ix_(m, m)])[1] if m.size else 0.0) - explicit_normalizer
             for m in members]
@@ -77,7 +77,7 @@ def test_gradients_match_finite_differences(shared):
     V, r = 12, 3
     base = BaseMeasure.binary(rng.uniform(0.1, 0.5, size=V))
     sets = [[rng.choice(V, size=3, replace=False) for _ in range(2)] for _ in range(5)]
-    obs = Observations(sets, base, gamma=0.1, alpha=0.0, bucket_size=2)
+    obs = Observations(sets, base, gamma=0.1, alpha=0.0, bucket_entries=20)
     U = rng.normal(size=(V, r))
     theta = rng.uniform(0.2, 2.0, size=(1 if shared else 5, r))
     result = evaluate(obs, U, theta)

@@ -12,11 +12,11 @@ import sys
 
 from .._version import __version__
 from ..errors import StreamtopicsError
-from . import (demo, evaluate, experiment, export, fit, preprocess, reviews, synth, topics,
+from . import (demo, dpp, evaluate, experiment, export, fit, preprocess, reviews, synth, topics,
                transform)
 
 SUBCOMMANDS = (demo, preprocess, synth, fit, topics, transform, evaluate, export, experiment,
-               reviews)
+               reviews, dpp)
 
 
 def build_parser() -> argparse.ArgumentParser:

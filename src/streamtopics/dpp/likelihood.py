@@ -29,8 +29,8 @@ import scipy.sparse as sp
 from ..errors import InputError
 from .kernel import BaseMeasure, constant_log_normalizer, moment_times, rank_terms
 
-BUCKET_SIZE = 256
-"""Sets per padded batch."""
+BUCKET_ENTRIES = 2_000_000
+"""Sets are padded and batched while (sets in the batch) x (largest size)^2 stays below this."""
 
 
 def rows_matrix(sets: Sequence[Sequence], n_words: int, kind: str) -> tuple[sp.csr_matrix, np.ndarray]:
@@ -68,7 +68,7 @@ class Observations:
     """Sets observed from a DPP on ``base``, with everything that (U, theta) do not change."""
 
     def __init__(self, sets: Sequence[Sequence], base: BaseMeasure, gamma: float, alpha: float,
-                 bucket_size: int = BUCKET_SIZE):
+                 bucket_entries: int = BUCKET_ENTRIES):
         if len(sets) == 0:
             raise InputError("no observed sets")
         self.base, self.gamma, self.alpha = base, float(gamma), float(alpha)
@@ -77,16 +77,24 @@ class Observations:
         row_log_p = base.log_p(self.rows)
         self.log_p = np.bincount(np.repeat(np.arange(self.sizes.size), self.sizes), row_log_p,
                                  minlength=self.sizes.size)
-        self.buckets = self._buckets(row_log_p, bucket_size)
+        self.buckets = self._buckets(row_log_p, bucket_entries)
 
     def __len__(self) -> int:
         return self.sizes.size
 
-    def _buckets(self, row_log_p: np.ndarray, bucket_size: int) -> list[_Bucket]:
+    def _batches(self, bucket_entries: int) -> list[np.ndarray]:
+        """Set ids by increasing size, cut so that each padded batch fits ``bucket_entries``."""
         order = np.argsort(self.sizes, kind="stable")
+        batches, start = [], 0
+        for end in range(1, order.size + 1):
+            if end == order.size or (end + 1 - start) * max(int(self.sizes[order[end]]), 1) ** 2 > bucket_entries:
+                batches.append(order[start:end])
+                start = end
+        return batches
+
+    def _buckets(self, row_log_p: np.ndarray, bucket_entries: int) -> list[_Bucket]:
         buckets = []
-        for start in range(0, order.size, bucket_size):
-            ids = order[start:start + bucket_size]
+        for ids in self._batches(bucket_entries):
             n = int(self.sizes[ids].max())
             position = np.arange(n)[None, :]
             mask = position < self.sizes[ids][:, None]

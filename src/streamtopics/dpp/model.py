@@ -31,7 +31,11 @@ class LowRankDPP:
     and L-BFGS iterations per step), ``batch_size``/``sgd_step`` (SGD only), ``init_scale``
     (standard deviation of the random initial U), ``random_state``.
     Fitted: ``embeddings_`` (U, V x r), ``theta_`` (per training set, or 1 x r), ``pi_``.
+    ``vocabulary_`` and ``stopwords_`` (None unless set) travel with the model file.
     """
+
+    vocabulary_: list[str] | None = None
+    stopwords_: frozenset | None = None
 
     def __init__(self, ground: str = "binary", rank: int = 10, gamma: float | None = None,
                  alpha: float = 0.0, penalty: float = 1e-2, theta: str = "per-document",
@@ -110,13 +114,27 @@ class LowRankDPP:
         return self
 
     def fit_theta(self, sets: Sequence[Sequence]) -> np.ndarray:
-        """theta for new sets with U fixed (L-BFGS-B; the shared theta when theta='shared')."""
+        """theta for new sets with U fixed (the shared theta when theta='shared').
+
+        theta -> log P(X | theta) is not concave, so L-BFGS-B starts from both the training
+        thetas' median and all ones, and each set keeps the better penalised optimum.
+        """
         self._check_fitted()
         if self.theta == "shared":
             return np.repeat(self.theta_, len(sets), axis=0)
         obs = self.observations(sets)
-        start = np.full((len(obs), self.rank), float(np.mean(self.theta_)))
-        return optimize_theta(obs, self.embeddings_, start, self.penalty, self.inner_iter)
+        best, best_score = None, None
+        for start in (np.median(self.theta_, axis=0), np.ones(self.rank)):
+            theta = optimize_theta(obs, self.embeddings_, np.tile(start, (len(obs), 1)),
+                                   self.penalty, self.inner_iter)
+            score = (evaluate(obs, self.embeddings_, theta, gradients=False).per_set
+                     - self.penalty * theta.sum(axis=1))
+            if best is None:
+                best, best_score = theta, score
+            else:
+                better = score > best_score
+                best[better], best_score[better] = theta[better], score[better]
+        return best
 
     def log_likelihood(self, sets: Sequence[Sequence], theta: np.ndarray | None = None) -> np.ndarray:
         """log P(X) per set (nats); theta is fitted per set first unless given or shared."""
@@ -126,20 +144,24 @@ class LowRankDPP:
         return evaluate(self.observations(sets), self.embeddings_, theta, gradients=False).per_set
 
     # --- summaries -------------------------------------------------------------------------------
-    def set_kernel(self, rows: Sequence, theta: np.ndarray) -> np.ndarray:
-        """L_X for one set: alpha I + Diag(p)^1/2 S A S^T Diag(p)^1/2 (eq. 21 on the set's rows)."""
+    def set_kernel(self, rows: Sequence, theta: np.ndarray, quality: bool = True) -> np.ndarray:
+        """L_X for one set: alpha I + Diag(p)^1/2 S A S^T Diag(p)^1/2 (eq. 21 on the set's rows).
+
+        ``quality=False`` leaves out the item masses p(x) (diversity only; not the thesis' model).
+        """
         S, _ = rows_matrix([rows], self.n_words_, self.ground)
         S = S.toarray()
-        sqrt_p = np.exp(0.5 * self.base_.log_p(S))
+        sqrt_p = np.exp(0.5 * self.base_.log_p(S)) if quality else np.ones(S.shape[0])
         F = sqrt_p[:, None] * S
         A = low_rank_a(self.embeddings_, np.ravel(theta), self.gamma_)
         return self.alpha * np.eye(S.shape[0]) + F @ A @ F.T
 
-    def summarize(self, rows: Sequence, n_sentences: int = 5, theta: np.ndarray | None = None):
+    def summarize(self, rows: Sequence, n_sentences: int = 5, theta: np.ndarray | None = None,
+                  quality: bool = True) -> np.ndarray:
         """Indices of the rows of greedy MAP argmax_{|Y| = l} det L_Y (section 4.5.4)."""
         if theta is None:
             theta = self.fit_theta([rows])[0]
-        return greedy_map(self.set_kernel(rows, theta), n_sentences)
+        return greedy_map(self.set_kernel(rows, theta, quality), n_sentences)
 
     def word_similarity(self, word: int, n: int = 10) -> list[tuple[int, float]]:
         """The ``n`` words whose rows of U have the largest cosine with ``word``'s (Table 11)."""
@@ -152,18 +174,21 @@ class LowRankDPP:
         return [(int(w), float(cosine[w])) for w in order]
 
     # --- model files -----------------------------------------------------------------------------
-    def save(self, path, vocabulary: Sequence[str] | None = None) -> None:
+    def save(self, path) -> None:
+        """Write the fitted model (and ``vocabulary_`` / ``stopwords_`` when set) atomically."""
         self._check_fitted()
         arrays = {"embeddings": self.embeddings_, "theta": self.theta_, "pi": self.pi_}
-        if vocabulary is not None:
-            arrays["vocabulary"] = np.asarray(vocabulary, dtype=str)
+        for name in ("vocabulary", "stopwords"):
+            if getattr(self, name + "_", None) is not None:
+                arrays[name] = np.asarray(sorted(getattr(self, name + "_")) if name == "stopwords"
+                                          else getattr(self, name + "_"), dtype=str)
         metadata = {"estimator": ESTIMATOR_NAME, "parameters": self.get_params(),
                     "fitted": {"n_words": self.n_words_, "gamma": self.gamma_}}
         persistence.save_model(path, arrays, metadata)
 
     @classmethod
-    def load(cls, path) -> tuple["LowRankDPP", list[str] | None]:
-        """(model, vocabulary or None) from a file written by `save`."""
+    def load(cls, path) -> "LowRankDPP":
+        """The model written by `save`; raises `ModelFileError` on any defect."""
         arrays, metadata = persistence.load_model(path)
         if metadata.get("estimator") != ESTIMATOR_NAME:
             raise ModelFileError(f"{path}: holds a {metadata.get('estimator')!r} model, "
@@ -181,5 +206,9 @@ class LowRankDPP:
         except (KeyError, TypeError, ValueError) as error:
             raise ModelFileError(f"{path}: incomplete or inconsistent {ESTIMATOR_NAME} model "
                                  f"({type(error).__name__}: {error})") from None
-        vocabulary = [str(w) for w in arrays["vocabulary"]] if "vocabulary" in arrays else None
-        return model, vocabulary
+        model.vocabulary_ = [str(w) for w in arrays["vocabulary"]] if "vocabulary" in arrays else None
+        model.stopwords_ = frozenset(str(w) for w in arrays["stopwords"]) if "stopwords" in arrays else None
+        if model.vocabulary_ is not None and len(model.vocabulary_) != model.n_words_:
+            raise ModelFileError(f"{path}: vocabulary of {len(model.vocabulary_)} words for "
+                                 f"{model.n_words_} embedding rows")
+        return model
