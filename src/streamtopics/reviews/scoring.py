@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import logsumexp, roots_jacobi
+from scipy.special import betaincinv, logsumexp, roots_jacobi, roots_legendre
 
 from ..corpus.corpus import Corpus, _as_counts
 from ..evaluation import _inputs
@@ -56,6 +56,21 @@ def pointwise_log_likelihood(X, doc_topic, topics) -> np.ndarray:
     return np.bincount(doc, weights=weight * np.log(descriptive), minlength=counts.shape[0])
 
 
+def _beta_quadrature(omega: np.ndarray, n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes q and log weights with sum_i w_i f(q_i) ~ E[f(q)], q ~ Beta(omega_1, omega_2).
+
+    Gauss-Jacobi: the weight (1 - x)^a (1 + x)^b on [-1, 1] with q = (1 + x) / 2 is the Beta
+    density for a = omega_2 - 1, b = omega_1 - 1 (exact for polynomials of degree < 2n). Its
+    normaliser 2^(a + b + 1) overflows for a concentrated Beta (omega_1 + omega_2 > 500, which a
+    learnt omega can reach): there, Gauss-Legendre on the Beta's quantile function instead,
+    E[f(q)] = int_0^1 f(F^-1(u)) du, smooth because the density is."""
+    if omega.sum() <= 500:
+        nodes, weights = roots_jacobi(n_nodes, omega[1] - 1, omega[0] - 1)
+        return (1 + nodes) / 2, np.log(weights / weights.sum())
+    nodes, weights = roots_legendre(n_nodes)
+    return betaincinv(omega[0], omega[1], (1 + nodes) / 2), np.log(weights / 2)
+
+
 def opinion_log_likelihood(X, doc_topic, p_positive, topics, opinion_topics, omega,
                            n_nodes: int = 64) -> np.ndarray:
     """Exact log p(w_d) per review of LDA-R-C / LDA-R-U (theta known) by ``n_nodes``-point
@@ -68,11 +83,7 @@ def opinion_log_likelihood(X, doc_topic, p_positive, topics, opinion_topics, ome
     counts, doc, word, weight, descriptive = _entries(X, doc_topic, topics)
     n_docs = counts.shape[0]
     p_positive = np.broadcast_to(np.asarray(p_positive, float), (n_docs,))
-    # Jacobi weight (1 - x)^a (1 + x)^b on [-1, 1]; q = (1 + x) / 2 has density
-    # q^(omega_1 - 1) (1 - q)^(omega_2 - 1), hence a = omega_2 - 1, b = omega_1 - 1.
-    nodes, weights = roots_jacobi(n_nodes, omega[1] - 1, omega[0] - 1)
-    q = (1 + nodes) / 2
-    log_weights = np.log(weights / weights.sum())
+    q, log_weights = _beta_quadrature(omega, n_nodes)
     by_sign = []
     for side in (0, 1):
         mixture = (q[None, :] * descriptive[:, None]
