@@ -34,6 +34,16 @@ parameters are re-estimated after *every* pass t = 1..P of the minibatch's local
 always blending from s_{i-1}, so s_i = s_i^(P): the minibatch still enters s once, with weight
 rho_i, but its later passes already see parameters that include its earlier passes.
 
+Only the topics are boosted: alpha = alpha*(s_i^(P)) is updated once, after the last pass. The
+expected log proportions s2 of an unfinished local estimate are those of its starting point
+(variational gamma = alpha + N_d / K, Blei et al. 2003, i.e. every document mixing every topic
+evenly) barely moved, and Minka's fixed point reads them as a huge alpha; with rho_1 = 1 the
+first minibatch's first pass alone sets it (alpha ~ 50 on an alpha ~ 0.3 corpus). Since alpha
+enters every document's gamma = alpha + sum_n zeta_n (eq. 12), an alpha much larger than
+N_d / K keeps the next passes' posteriors near uniform, which confirms it: V-OEM++ stayed at
+mean alpha ~ 200 (issue 11, item 4). Topics have no such one-to-one feedback on the local
+state, and boosting them is what section 3.3 gains from.
+
 Polyak-Ruppert averaging (``averaging=True``) reports eta_bar_N = (1/N) sum_{i=1..N} eta_i
 (Algorithm 1, output) while the loop itself runs on the iterates eta_i.
 
@@ -185,10 +195,11 @@ class OnlineEM:
         alpha_previous = self.alpha
         if self.boosted:
             checkpoint = self.stats.checkpoint(words)
-            for _ in range(self.local.passes):
+            for local_pass in range(1, self.local.passes + 1):
                 run.advance(self.parameters.word_weights(self.stats, words), self.alpha, 1)
                 self.stats.restore(checkpoint)
-                self._m_step(rho, run.statistics(), alpha_previous)
+                self._m_step(rho, run.statistics(), alpha_previous,
+                             update_alpha=local_pass == self.local.passes)
         else:
             run.advance(self.parameters.word_weights(self.stats, words), self.alpha,
                         self.local.passes)
@@ -232,9 +243,10 @@ class OnlineEM:
         self._m_step(rho, merged, self.alpha)
         return self._finish_step(step, rho, n_documents, n_tokens, started)
 
-    def _m_step(self, rho, minibatch_stats, alpha_previous) -> None:
+    def _m_step(self, rho, minibatch_stats, alpha_previous, update_alpha: bool = True) -> None:
         self.stats.blend(rho, minibatch_stats)
-        self.alpha = self.alpha_update(alpha_previous, self.stats, minibatch_stats, rho)
+        if update_alpha:
+            self.alpha = self.alpha_update(alpha_previous, self.stats, minibatch_stats, rho)
 
     def _finish_step(self, step: int, rho: float, n_documents: int, n_tokens: int,
                      started: float) -> StepReport:
