@@ -469,7 +469,8 @@ def train_stream(model, source, *, batch_size: int | None = None, n_passes: int 
         binary stream (text or JSON lines, `LineStream`; one pass), or any iterable of
         minibatches (`Corpus`, count matrices), taken as they come.
     batch_size, n_passes : documents per minibatch and passes over the source; default the
-        model's ``batch_size`` and ``n_passes``. A stream or an iterator allows one pass.
+        model's ``batch_size`` and ``n_passes`` ("auto": one pass). A stream or an iterator
+        allows one pass.
     vocabulary : the vocabulary of raw text (a word list or vocab file; default the fitted
         model's), or of a docword file (default its ``vocab.*`` sibling).
 
@@ -498,7 +499,11 @@ def train_stream(model, source, *, batch_size: int | None = None, n_passes: int 
         raise TypeError(f"{type(model).__name__} has no partial_fit: train_stream trains online "
                         f"estimators such as OnlineLDA")
     batch_size = int(model.batch_size if batch_size is None else batch_size)
-    n_passes = int(model.n_passes if n_passes is None else n_passes)
+    if n_passes is None:
+        # "auto" (`OnlineLDA`'s default) holds documents out of a corpus in memory; a stream
+        # gets one pass unless told otherwise.
+        n_passes = 1 if model.n_passes == "auto" else model.n_passes
+    n_passes = int(n_passes)
     if batch_size < 1 or n_passes < 1:
         raise ValueError(f"batch_size and n_passes must be >= 1, got {batch_size} and {n_passes}")
     if checkpoint is None and resume:

@@ -27,6 +27,7 @@ from ..engine import OnlineEM, initial_parameters
 from ..errors import InputError
 from ..inference.minibatch import Minibatch
 from ..inference.presets import PRESETS, Method, build_parts, resolve_method
+from . import auto_passes
 from .base import NotFittedError, TopicModelEstimator
 
 
@@ -65,7 +66,11 @@ class OnlineLDA(TopicModelEstimator):
     step_offset, step_decay : rho_i = (step_offset + i)^-step_decay for polynomial step sizes;
         step_decay (kappa) in (0, 1] (the paper: 0 and 0.5).
     averaging : report the Polyak-Ruppert average of the iterates (appendix B.2).
-    n_passes : passes over the corpus in `fit` (for full-batch methods: batch iterations).
+    n_passes : passes over the corpus in `fit` (for full-batch methods: batch iterations), or
+        "auto" (the default): `fit` holds out every 20th document (at most 500) and runs passes
+        until one improves their held-out likelihood (document completion) by less than 0.1%,
+        at most 20, keeping the best pass (`streamtopics.estimators.auto_passes`: one pass of a
+        few thousand documents is far from converged). The paper's single pass: ``n_passes=1``.
     doc_topic_prior : initial alpha (scalar or K values); default 1/K.
     random_state : None, an int or a `numpy.random.Generator`; fixes beta_0 and every random
         stream of the local estimators, so results are identical for any number of threads.
@@ -97,13 +102,14 @@ class OnlineLDA(TopicModelEstimator):
     ``doc_topic_prior_`` (K), ``lambda_`` and ``topic_word_prior_`` (Bayesian methods: lambda,
     K x V, and eta; None otherwise),
     ``vocabulary_`` (V), ``method_`` (the resolved `Method`), ``n_steps_``,
-    ``n_documents_seen_``; after `partial_fit_text`: ``text_report_`` (a `ReadReport` of every
+    ``n_documents_seen_``; after `fit`: ``n_passes_`` (passes run) and ``validation_scores_``
+    (with "auto": the validation log-perplexity per document after each pass, else None); after `partial_fit_text`: ``text_report_`` (a `ReadReport` of every
     text minibatch so far: tokens kept, tokens dropped by reason).
     """
 
     def __init__(self, n_topics: int = 10, method="g-oem", batch_size: int = 100,
                  local_passes: int = 20, step_offset: float = 0.0, step_decay: float = 0.5,
-                 averaging: bool = False, n_passes: int = 1, doc_topic_prior=None,
+                 averaging: bool = False, n_passes="auto", doc_topic_prior=None,
                  random_state=None, corpus_size=None, topic_word_prior=None,
                  update_topic_word_prior: bool = False, grow_vocabulary: bool = False,
                  max_vocabulary=None):
@@ -127,6 +133,8 @@ class OnlineLDA(TopicModelEstimator):
     def _validated_method(self) -> Method:
         for name in ("n_topics", "batch_size", "local_passes", "n_passes"):
             value = getattr(self, name)
+            if name == "n_passes" and value == auto_passes.AUTO:
+                continue
             if not _is_integer(value) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
         if not isinstance(self.step_decay, numbers.Real) or not 0.0 < self.step_decay <= 1.0:
@@ -200,6 +208,11 @@ class OnlineLDA(TopicModelEstimator):
         D = ``corpus_size``, or the number of documents of ``X`` when it is None.
         ``callback(model, report)`` is called after every step with a `StepReport`."""
         counts, vocabulary = _counts_and_vocabulary(X)
+        schedule = None
+        if self.n_passes == auto_passes.AUTO:
+            split = auto_passes.validation_split(counts.shape[0])
+            validation, counts = counts[split.validation_rows], counts[split.train_rows]
+            schedule = auto_passes.PassSchedule(auto_passes.validation_evaluator(counts, validation))
         self._start(counts, vocabulary, corpus_size=counts.shape[0])
 
         def after_step(engine, report):
@@ -207,14 +220,21 @@ class OnlineLDA(TopicModelEstimator):
             if callback is not None:
                 callback(self, report)
 
-        if self.method_.full_batch:
-            for _ in range(self.n_passes):
+        self.n_passes_ = 0
+        while True:
+            if self.method_.full_batch:
                 after_step(self._engine, self._engine.batch_step(self._chunks(counts)))
-            return self
-        batches = (Minibatch.from_counts(counts[start:start + self.batch_size])
-                   for _ in range(self.n_passes)
-                   for start in range(0, counts.shape[0], self.batch_size))
-        self._engine.fit(batches, callbacks=[after_step])
+            else:
+                self._engine.fit((Minibatch.from_counts(counts[start:start + self.batch_size])
+                                  for start in range(0, counts.shape[0], self.batch_size)),
+                                 callbacks=[after_step])
+            self.n_passes_ += 1
+            if schedule is None and self.n_passes_ == self.n_passes:
+                break
+            if schedule is not None and not schedule.another_pass(self._engine):
+                self._components_cache = None
+                break
+        self.validation_scores_ = None if schedule is None else schedule.scores
         return self
 
     def _chunks(self, counts: sp.csr_matrix):
