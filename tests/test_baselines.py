@@ -64,7 +64,8 @@ def test_baselines_recover_planted_topics(planted, method):
 
 
 def test_bayesian_components_are_the_mean_of_q(small):
-    model = OnlineLDA(3, method="olda", batch_size=40, local_passes=5, random_state=0).fit(small)
+    model = OnlineLDA(3, method="olda", batch_size=40, local_passes=5, n_passes=1,
+                      random_state=0).fit(small)
     engine = model._engine
     lam = model.lambda_
     np.testing.assert_allclose(lam, 1 / 3 + small.n_documents * engine.stats.topic_word())
@@ -283,12 +284,13 @@ def test_bayesian_partial_fit_without_corpus_size_raises(small, method):
 
 
 def test_fit_fills_the_corpus_size_and_save_keeps_it(tmp_path, small):
-    filled = OnlineLDA(3, method="olda", batch_size=40, local_passes=4, random_state=0).fit(small)
-    given = OnlineLDA(3, method="olda", batch_size=40, local_passes=4, random_state=0,
+    filled = OnlineLDA(3, method="olda", batch_size=40, local_passes=4, n_passes=1,
+                       random_state=0).fit(small)
+    given = OnlineLDA(3, method="olda", batch_size=40, local_passes=4, n_passes=1, random_state=0,
                       corpus_size=small.n_documents).fit(small)
     np.testing.assert_array_equal(filled.components_, given.components_)
     assert filled.corpus_size is None and filled._engine.parameters.corpus_size == small.n_documents
-    other = OnlineLDA(3, method="olda", batch_size=40, local_passes=4, random_state=0,
+    other = OnlineLDA(3, method="olda", batch_size=40, local_passes=4, n_passes=1, random_state=0,
                       corpus_size=10 * small.n_documents).fit(small)
     assert not np.allclose(other.components_, filled.components_)
     filled.save(tmp_path / "model.npz")

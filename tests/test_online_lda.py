@@ -62,8 +62,8 @@ def test_every_method_starts_from_the_same_parameters(small):
 
 
 def test_fit_equals_partial_fit_on_consecutive_minibatches(small):
-    fitted = OnlineLDA(3, batch_size=60, local_passes=6, random_state=2).fit(small)
-    streamed = OnlineLDA(3, batch_size=60, local_passes=6, random_state=2)
+    fitted = OnlineLDA(3, batch_size=60, local_passes=6, n_passes=1, random_state=2).fit(small)
+    streamed = OnlineLDA(3, batch_size=60, local_passes=6, n_passes=1, random_state=2)
     for batch in small.minibatches(60):
         streamed.partial_fit(batch)
     np.testing.assert_array_equal(streamed.components_, fitted.components_)
@@ -120,10 +120,11 @@ def test_custom_method_round_trip(tmp_path, small):
 
 def test_averaging_reports_the_mean_of_the_iterates(small):
     iterates = []
-    OnlineLDA(3, batch_size=50, local_passes=6, random_state=6).fit(
+    OnlineLDA(3, batch_size=50, local_passes=6, n_passes=1, random_state=6).fit(
         small, callback=lambda model, report: iterates.append(
             (model.components_.copy(), model.doc_topic_prior_)))
-    averaged = OnlineLDA(3, batch_size=50, local_passes=6, averaging=True, random_state=6).fit(small)
+    averaged = OnlineLDA(3, batch_size=50, local_passes=6, averaging=True, n_passes=1,
+                         random_state=6).fit(small)
     np.testing.assert_allclose(averaged.components_, np.mean([b for b, _ in iterates], axis=0), rtol=1e-10)
     np.testing.assert_allclose(averaged.doc_topic_prior_, np.mean([a for _, a in iterates], axis=0), rtol=1e-12)
 

@@ -21,7 +21,7 @@ def corpus():
 
 def small_model(**settings):
     return OnlineLDA(n_topics=3, method="g-oem", batch_size=50, local_passes=4, random_state=2,
-                     **settings)
+                     n_passes=1, **settings)
 
 
 class Snapshots:
