@@ -75,7 +75,7 @@ OLDA_FIXED_ALPHA = Method("variational", "dirichlet", "polynomial", "fixed", nam
 
 
 def train_streamtopics(train, n_topics, settings, seed):
-    model = OnlineLDA(n_topics, method=OLDA_FIXED_ALPHA, batch_size=settings["batch_size"],
+    model = OnlineLDA(n_topics, method=OLDA_FIXED_ALPHA, batch_size=settings["batch_size"], n_passes=1,
                       local_passes=settings["local_passes"], step_offset=settings["tau0"],
                       step_decay=settings["kappa"], corpus_size=train.n_documents,
                       topic_word_prior=settings["eta"], doc_topic_prior=settings["alpha"],

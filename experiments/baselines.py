@@ -80,7 +80,7 @@ def load_datasets(args):
 
 def run_one(train, test, method, n_topics, seed, args, constant_alpha):
     started = time.perf_counter()
-    model = OnlineLDA(n_topics, method=method, batch_size=100, local_passes=20, step_offset=0.0,
+    model = OnlineLDA(n_topics, method=method, batch_size=100, local_passes=20, n_passes=1, step_offset=0.0,
                       step_decay=0.5, doc_topic_prior=constant_alpha if method in FIXED_ALPHA else None,
                       random_state=seed).fit(train)
     training_seconds = time.perf_counter() - started
