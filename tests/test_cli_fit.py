@@ -63,6 +63,16 @@ def test_fit_topics_transform(tmp_path, capsys, corpus_dir, method):
     assert "alpha=" in capsys.readouterr().out
 
 
+def test_passes_default_to_auto_and_count_the_documents_trained_on(tmp_path, capsys, corpus_dir):
+    directory, _ = corpus_dir
+    auto = run_json(capsys, ["fit", str(directory), "-k", "3", "--local-passes", "4",
+                             "--threads", "1", "-o", str(tmp_path / "auto.npz")])
+    assert auto["passes"] >= 2 and auto["documents"] == auto["passes"] * (220 - 11)
+    one = run_json(capsys, ["fit", str(directory), "-k", "3", "--local-passes", "4", "--passes",
+                            "1", "--threads", "1", "-o", str(tmp_path / "one.npz")])
+    assert one["passes"] == 1 and one["documents"] == 220
+
+
 def test_same_seed_same_model(tmp_path, capsys, corpus_dir):
     directory, _ = corpus_dir
     betas = []

@@ -14,6 +14,7 @@ the held-out log-perplexity per document.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -25,6 +26,7 @@ from ..corpus.readers import (TEXT_FORMATS, corpus_dir_files, detect_format, loa
                               read_corpus_dir)
 from ..corpus.streaming import DocwordStream
 from ..errors import InputError
+from ..estimators.auto_passes import validation_split
 from ..estimators.gibbs_lda import CVB0LDA, GibbsLDA
 from ..estimators.online_lda import OnlineLDA
 from ..experiments.data import restrict_to_words
@@ -51,7 +53,9 @@ def register(subparsers) -> None:
                         help="kappa in rho_i = (tau0 + i)^-kappa, in (0, 1] (default: 0.5)")
     parser.add_argument("--step-offset", type=float, default=0.0, help="tau0 (default: 0)")
     parser.add_argument("--averaging", action="store_true", help="report Polyak-Ruppert averaged parameters")
-    parser.add_argument("--passes", type=int, default=1, help="passes over the corpus (default: 1)")
+    parser.add_argument("--passes", type=_passes, default="auto",
+                        help="passes over the corpus, or auto: until held-out training documents "
+                             "stop improving (OnlineLDA's n_passes; a stream gets 1; default: auto)")
     parser.add_argument("--split", default="train", help="split of a corpus directory (default: train)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     parser.add_argument("--threads", type=int, default=None, help="numba threads (default: all cores)")
@@ -163,12 +167,17 @@ def _train_in_memory(model, args) -> tuple[int, int, float, dict]:
     started = time.perf_counter()
     _fit_with_progress(model, corpus, args, evaluation)
     seconds = time.perf_counter() - started
-    passes = 1 if args.method in BATCH_METHODS else args.passes
-    extra = {}
+    if not isinstance(model, OnlineLDA):
+        return corpus.n_documents, corpus.n_tokens, seconds, {}
+    trained = corpus
+    if model.n_passes == "auto":  # the validation documents are scored, not trained on
+        trained = corpus[validation_split(corpus.n_documents).train_rows]
+    extra = {"passes": model.n_passes_}
     if evaluation is not None:
         extra["evaluation"] = {"path": str(evaluation.path), "records": len(evaluation.records),
                                "last": evaluation.records[-1].as_dict()}
-    return corpus.n_documents * passes, corpus.n_tokens * passes, seconds, extra
+    return (trained.n_documents * model.n_passes_, trained.n_tokens * model.n_passes_, seconds,
+            extra)
 
 
 def _train_streaming(model, args) -> tuple[int, int, float, dict]:
@@ -190,7 +199,8 @@ def _train_streaming(model, args) -> tuple[int, int, float, dict]:
         raise InputError("--resume needs a checkpoint: --resume PATH or --checkpoint PATH")
     with progress(total=None, desc=args.method) as bar:
         result = train_stream(
-            model, args.corpus, batch_size=args.batch_size, n_passes=args.passes,
+            model, args.corpus, batch_size=args.batch_size,
+            n_passes=1 if args.passes == "auto" else args.passes,
             vocabulary=args.vocabulary, format=args.format, text_field=args.text_field,
             split=args.split, checkpoint=checkpoint, checkpoint_every=args.checkpoint_every,
             resume=args.resume is not None,
@@ -220,6 +230,16 @@ def _declared_corpus_size(args) -> int | None:
 
 
 BATCH_METHODS = ("cgs", "cvb0")
+
+
+def _passes(text: str):
+    """``--passes``: "auto" or a positive integer."""
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer or auto, got {text!r}") from None
 
 
 def _build_model(args):
@@ -271,7 +291,8 @@ def _fit_with_progress(model, corpus, args, evaluation=None) -> None:
     """Fit with a progress bar: documents for online methods, sweeps for batch samplers; with
     ``evaluation``, score held-out documents during training and at the end."""
     if isinstance(model, OnlineLDA):
-        with progress(total=corpus.n_documents * args.passes, desc=args.method) as bar:
+        total = None if args.passes == "auto" else corpus.n_documents * args.passes
+        with progress(total=total, desc=args.method) as bar:
             def after_step(fitted, report):
                 if evaluation is not None:
                     evaluation(fitted, report)

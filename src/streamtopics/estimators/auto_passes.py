@@ -66,13 +66,13 @@ def validation_evaluator(train_counts: sp.csr_matrix,
                          validation_counts: sp.csr_matrix) -> ProgressiveEvaluation | None:
     """The evaluator of the validation documents restricted to words seen in training (None
     when no validation document keeps a token)."""
+    from ..experiments.data import restrict_to_words  # (experiments import the estimators)
+
     seen = np.asarray(train_counts.sum(axis=0)).ravel() > 0
-    kept = sp.csr_matrix(validation_counts.multiply(seen[None, :]), dtype=np.int64)
-    kept.eliminate_zeros()
-    kept = kept[np.diff(kept.indptr) > 0]
-    if kept.shape[0] == 0:
+    kept, _, _ = restrict_to_words(Corpus(validation_counts), seen)
+    if kept.n_documents == 0:
         return None
-    return ProgressiveEvaluation(Corpus(kept), metric="completion", seed=VALIDATION_SEED)
+    return ProgressiveEvaluation(kept, metric="completion", seed=VALIDATION_SEED)
 
 
 class PassSchedule:
