@@ -201,7 +201,8 @@ def test_cli_compares_every_model_on_reviews_with_ratings(tmp_path, capsys):
     assert code == 0
     result = json.loads(capsys.readouterr().out)
     scores = result["log_perplexity"]
-    assert set(scores) == {"LDA-0", "LDA-R", "LDA-C", "LDA-R-C", "LDA-U", "LDA-R-U"}
+    assert set(scores) == {"LDA-0", "LDA-R", "LDA-C", "LDA-R-C", "LDA-U", "LDA-R-U", "SLDA",
+                           "HFT"}
     assert all(np.isfinite(value) for value in scores.values())
     assert scores["LDA-R-C"] < scores["LDA-0"]
     assert 0 < result["opinion_share"]["LDA-R-C"] < 0.3
@@ -217,3 +218,34 @@ def test_cli_names_the_review_without_the_field(tmp_path, capsys):
     assert code == 2
     error = capsys.readouterr().err
     assert "train.meta.jsonl, line 7" in error and "'stars'" in error
+
+
+def test_supervised_lda_recovers_a_planted_regression():
+    from streamtopics.reviews import SupervisedLDA
+    rng = np.random.default_rng(0)
+    topics = rng.dirichlet(np.full(200, 0.05), 4)
+    theta = rng.dirichlet(np.full(4, 0.3), 800)
+    assignments = [rng.choice(4, size=80, p=row) for row in theta]
+    counts = np.array([np.bincount([rng.choice(200, p=topics[k]) for k in z], minlength=200)
+                       for z in assignments])
+    frequencies = np.array([np.bincount(z, minlength=4) / 80 for z in assignments])
+    coefficients = np.array([1.0, 4.0, 7.0, 10.0])
+    ratings = frequencies @ coefficients + rng.normal(0, 0.3, 800)
+    model = SupervisedLDA(4, alpha=0.3).fit(counts, ratings, topics + 1e-3)
+    np.testing.assert_allclose(model.coefficients_, coefficients, atol=0.25)
+    assert model.noise_variance_ == pytest.approx(0.09, rel=0.25)
+    assert np.abs(model.doc_topic_ - frequencies).mean() < 0.02
+
+
+def test_hft_gradient_is_exact():
+    from scipy.optimize import check_grad
+
+    from streamtopics.reviews.baselines import _RatingProblem
+    rng = np.random.default_rng(0)
+    problem = _RatingProblem(rng.normal(5, 1, 30), rng.integers(4, size=30),
+                             rng.integers(3, size=30), 4, 3, 2, 0.1, 0.5)
+    point = problem.start(rng) + rng.normal(0, 0.3, problem.cuts[-1] + 1)
+    topic_counts = rng.uniform(0, 5, (3, 2))
+    error = check_grad(lambda v: problem.objective(v, topic_counts)[0],
+                       lambda v: problem.objective(v, topic_counts)[1], point)
+    assert error < 1e-4

@@ -10,10 +10,13 @@
 - Word prediction: `pointwise_log_likelihood` (LDA-C/U), `opinion_log_likelihood` (LDA-R-C/U,
   exact quadrature), `opinion_left_to_right` (LDA-R), `per_word_log_perplexity`; LDA-0 uses
   left-to-right.
+- `SupervisedLDA` (sLDA, McAuliffe & Blei 2008) and `HiddenFactorsTopics` (HFT, McAuley &
+  Leskovec 2013): the thesis' comparison points.
 - `compare_review_models`: every model the data allow on the same held-out reviews.
 - `planted_reviews`: synthetic reviews drawn from LDA-R-C with the truth.
 """
 
+from .baselines import HiddenFactorsTopics, SupervisedLDA
 from .comparison import ReviewComparison, ReviewSide, compare_review_models
 from .opinion import OpinionLDA
 from .ratings import RatingReducer
@@ -21,6 +24,6 @@ from .scoring import (group_documents, opinion_left_to_right, opinion_log_likeli
                       per_word_log_perplexity, pointwise_log_likelihood)
 from .synthetic import PlantedReviews, planted_reviews
 
-__all__ = ["compare_review_models", "ReviewSide", "ReviewComparison", "RatingReducer", "OpinionLDA", "group_documents", "pointwise_log_likelihood",
+__all__ = ["compare_review_models", "ReviewSide", "ReviewComparison", "RatingReducer", "OpinionLDA", "SupervisedLDA", "HiddenFactorsTopics", "group_documents", "pointwise_log_likelihood",
            "opinion_log_likelihood", "opinion_left_to_right", "per_word_log_perplexity", "planted_reviews",
            "PlantedReviews"]

@@ -5,6 +5,9 @@ Which models run depends on what the reviews carry: text only -> LDA-0; reduced 
 (``opinions``, or numeric ``ratings`` with users and items for the rating reduction) -> LDA-R;
 items -> LDA-C (and LDA-R-C with ratings); users -> LDA-U (and LDA-R-U). LDA-0, -C, -U are
 `GibbsLDA` (CGS_p); the opinion models start from their LDA's topics, as the thesis advises.
+The thesis' comparison points: SLDA (with numeric ratings, or opinions as a +-1 response;
+scored by left-to-right with its topics) and HFT (with users, items and numeric ratings; scored
+pointwise with the item's theta), see `baselines`.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import numpy as np
 from ..corpus.corpus import Corpus, _as_counts
 from ..estimators.gibbs_lda import GibbsLDA
 from ..evaluation import left_to_right
+from .baselines import HiddenFactorsTopics, SupervisedLDA
 from .opinion import OpinionLDA
 from .ratings import RatingReducer
 from .scoring import (group_documents, opinion_left_to_right, opinion_log_likelihood,
@@ -90,6 +94,18 @@ def compare_review_models(train: ReviewSide, test: ReviewSide, n_topics: int, se
     result.log_perplexity["LDA-0"] = per_word_log_perplexity(left_to_right(
         lda_0.components_, lda_0.doc_topic_prior_, Corpus(test_counts), n_particles=n_particles,
         seed=seed).log_likelihoods, test_counts)
+    response = train.ratings if train.ratings is not None else opinions
+    if response is not None:
+        slda = SupervisedLDA(n_topics, alpha=lda_0.doc_topic_prior_).fit(
+            counts, response, lda_0.components_)
+        result.log_perplexity["SLDA"] = per_word_log_perplexity(left_to_right(
+            slda.components_, lda_0.doc_topic_prior_, Corpus(test_counts),
+            n_particles=n_particles, seed=seed).log_likelihoods, test_counts)
+    if train.ratings is not None and test.items is not None:
+        hft = HiddenFactorsTopics(n_topics, seed=seed).fit(counts, train.users, train.items,
+                                                            train.ratings)
+        result.log_perplexity["HFT"] = per_word_log_perplexity(pointwise_log_likelihood(
+            test_counts, hft.item_theta(test_values("items")), hft.components_), test_counts)
     if opinions is not None:
         lda_r = OpinionLDA(n_topics).fit(counts, opinions, doc_theta, lda_0.components_)
         scored = [("LDA-R", p_positive)]
