@@ -23,7 +23,10 @@ standard error (standard deviation of the per-document differences / sqrt(docume
 
 Usage: python bench/default_vs_peers.py [--corpora lee,finefoods] [--topics 20,100]
            [--particles 20] [--max-train N] [--max-test N] [--seed 0]
-Writes bench/results/default_vs_peers.{json,md} (merged with earlier runs of other corpora).
+           [--implementations "gensim (defaults),..."]
+Writes bench/results/default_vs_peers.{json,md} and the per-document scores
+default_vs_peers_scores.npz, merged with earlier runs (of other corpora, K or implementations:
+peers can be run once and the default again after a change).
 """
 
 from __future__ import annotations
@@ -90,31 +93,40 @@ TRAINERS = {DEFAULT: train_default,
             "scikit-learn online (defaults)": train_sklearn}
 
 
-def run_cell(name, train, test, n_topics, args):
-    scores, rows = {}, []
-    for implementation, trainer in TRAINERS.items():
-        started = time.perf_counter()
-        beta, alpha, extra = trainer(train, n_topics, args.seed)
-        seconds = time.perf_counter() - started
-        result = left_to_right(beta, alpha, test, n_particles=args.particles, seed=0)
-        scores[implementation] = np.asarray(result.log_likelihoods)
-        rows.append({"corpus": name, "K": n_topics, "implementation": implementation,
-                     "train_seconds": seconds,
-                     "log_perplexity_per_document": float(-scores[implementation].mean()),
-                     **extra})
-        print(f"{name:12} K={n_topics:<3} {implementation:32} "
-              f"{rows[-1]['log_perplexity_per_document']:10.3f} ({seconds:6.1f} s) {extra}",
-              flush=True)
-    default = scores[DEFAULT]
+def run(name, train, test, n_topics, implementation, args):
+    """Train and score one implementation: its row and per-document log-likelihoods."""
+    started = time.perf_counter()
+    beta, alpha, extra = TRAINERS[implementation](train, n_topics, args.seed)
+    seconds = time.perf_counter() - started
+    scores = np.asarray(left_to_right(beta, alpha, test, n_particles=args.particles,
+                                      seed=0).log_likelihoods)
+    row = {"corpus": name, "K": n_topics, "implementation": implementation,
+           "train_seconds": seconds, "log_perplexity_per_document": float(-scores.mean()),
+           "test_documents": int(scores.size), **extra}
+    print(f"{name:12} K={n_topics:<3} {implementation:32} {row['log_perplexity_per_document']:10.3f} "
+          f"({seconds:6.1f} s) {extra}", flush=True)
+    return row, scores
+
+
+def compare_with_default(rows, scores):
+    """Paired differences to the default of the same corpus and K (where both were run)."""
     for row in rows:
-        difference = default - scores[row["implementation"]]
+        cell = (row["corpus"], row["K"])
+        default = scores.get(_key(*cell, DEFAULT))
+        mine = scores[_key(*cell, row["implementation"])]
+        row.pop("default_better_by", None), row.pop("paired_se", None), row.pop("default_wins", None)
+        if default is None or default.size != mine.size or row["implementation"] == DEFAULT:
+            continue
+        difference = default - mine
         row["default_better_by"] = float(difference.mean())
         row["paired_se"] = float(difference.std(ddof=1) / np.sqrt(difference.size))
-        row["test_documents"] = int(difference.size)
         # Issue 11's criterion: better, or on lee (30 test documents) within one paired SE.
         row["default_wins"] = bool(row["default_better_by"] > 0 or (
-            name == "lee" and abs(row["default_better_by"]) <= row["paired_se"]))
-    return rows
+            row["corpus"] == "lee" and abs(row["default_better_by"]) <= row["paired_se"]))
+
+
+def _key(corpus, n_topics, implementation):
+    return f"{corpus}/{n_topics}/{implementation}"
 
 
 def markdown_table(rows):
@@ -125,7 +137,8 @@ def markdown_table(rows):
             label, versus = f"{DEFAULT} ({row['n_passes']} passes)", ""
         else:
             label = row["implementation"]
-            versus = (f"{row['default_better_by']:+.2f} ± {row['paired_se']:.2f}"
+            versus = ("not paired" if "default_better_by" not in row else
+                      f"{row['default_better_by']:+.2f} ± {row['paired_se']:.2f}"
                       + ("" if row["default_wins"] else " (peer wins)"))
         lines.append(f"| {row['corpus']} | {row['K']} | {label} | "
                      f"{row['log_perplexity_per_document']:.2f} | {versus} | "
@@ -141,12 +154,17 @@ def main() -> None:
     parser.add_argument("--max-train", type=int, default=None, help="first N training documents")
     parser.add_argument("--max-test", type=int, default=None, help="first N test documents")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--implementations", default=None,
+                        help=f"comma-separated subset of: {', '.join(TRAINERS)} (default: all); "
+                             f"the others keep their earlier results (paired by document)")
     parser.add_argument("--output", default="default_vs_peers")
     args = parser.parse_args()
 
     json_path = RESULTS / f"{args.output}.json"
-    previous = json.loads(json_path.read_text())["runs"] if json_path.exists() else []
-    rows = []
+    scores_path = RESULTS / f"{args.output}_scores.npz"
+    rows = json.loads(json_path.read_text())["runs"] if json_path.exists() else []
+    scores = dict(np.load(scores_path)) if scores_path.exists() else {}
+    implementations = args.implementations.split(",") if args.implementations else list(TRAINERS)
     for name in args.corpora.split(","):
         train = read_corpus_dir(CORPORA / name, "train")
         test = read_corpus_dir(CORPORA / name, "test")
@@ -155,10 +173,14 @@ def main() -> None:
         if args.max_test:
             test = test[:args.max_test]
         for n_topics in (int(k) for k in args.topics.split(",")):
-            rows.extend(run_cell(name, train, test, n_topics, args))
-    done = {(row["corpus"], row["K"]) for row in rows}
-    rows = [row for row in previous if (row["corpus"], row["K"]) not in done] + rows
-    rows.sort(key=lambda row: (row["corpus"], row["K"]))
+            for implementation in implementations:
+                row, scores[_key(name, n_topics, implementation)] = run(
+                    name, train, test, n_topics, implementation, args)
+                rows = [old for old in rows if _key(old["corpus"], old["K"], old["implementation"])
+                        != _key(name, n_topics, implementation)] + [row]
+    order = list(TRAINERS)
+    rows.sort(key=lambda row: (row["corpus"], row["K"], order.index(row["implementation"])))
+    compare_with_default(rows, scores)
     note = (f"One run per implementation (seed {args.seed}); log-perplexity per document = "
             f"-mean log p(w_d) by left-to-right (R = {args.particles}, the same particle seed for "
             f"every model) on the test split, nats, lower is better; 'default better by' = the "
@@ -169,6 +191,7 @@ def main() -> None:
                 + markdown_table(rows) + "\n")
     RESULTS.mkdir(parents=True, exist_ok=True)
     json_path.write_text(json.dumps({"note": note, "runs": rows}, indent=2))
+    np.savez(scores_path, **scores)
     (RESULTS / f"{args.output}.md").write_text(markdown)
     print()
     print(markdown)
