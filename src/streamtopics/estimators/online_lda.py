@@ -103,8 +103,9 @@ class OnlineLDA(TopicModelEstimator):
     K x V, and eta; None otherwise),
     ``vocabulary_`` (V), ``method_`` (the resolved `Method`), ``n_steps_``,
     ``n_documents_seen_``; after `fit`: ``n_passes_`` (passes run) and ``validation_scores_``
-    (with "auto": the validation log-perplexity per document after each pass, else None); after `partial_fit_text`: ``text_report_`` (a `ReadReport` of every
-    text minibatch so far: tokens kept, tokens dropped by reason).
+    (with "auto": the validation log-perplexity per document after each pass, else None);
+    after `partial_fit_text`: ``text_report_`` (a `ReadReport` of every text minibatch so far:
+    tokens kept, tokens dropped by reason).
     """
 
     def __init__(self, n_topics: int = 10, method="g-oem", batch_size: int = 100,
