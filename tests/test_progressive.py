@@ -119,7 +119,7 @@ def test_fit_command_writes_evaluation_lines(tmp_path, capsys, corpus):
     write_docword(tmp_path / "test.docword.txt", test.counts)
     model_path = tmp_path / "model.npz"
     code = main(["fit", str(tmp_path), "-k", "3", "--batch-size", "50", "--local-passes", "4",
-                 "--eval-every", "100", "--eval-docs", "20", "--eval-particles", "5",
+                 "--passes", "1", "--eval-every", "100", "--eval-docs", "20", "--eval-particles", "5",
                  "-o", str(model_path), "--json"])
     captured = capsys.readouterr()
     assert code == 0, captured.err
