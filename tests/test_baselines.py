@@ -18,7 +18,7 @@ from streamtopics.inference.alpha_updates import (GammaPrior, NewtonStep, fixed_
                                                   gamma_prior_alpha, newton_alpha_step)
 from streamtopics.inference.estep_gibbs import GibbsEstimator
 from streamtopics.inference.estep_variational import VariationalEstimator
-from streamtopics.inference.global_parameters import (SmoothedPointEstimate, VariationalDirichlet,
+from streamtopics.inference.global_parameters import (PointEstimate, VariationalDirichlet,
                                                       newton_topic_word_prior)
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.presets import (ALPHA_UPDATES, GLOBAL_PARAMETERS, LOCAL_ESTIMATORS,
@@ -72,7 +72,7 @@ def test_bayesian_components_are_the_mean_of_q(small):
     np.testing.assert_allclose(model.components_, lam / lam.sum(axis=1, keepdims=True), rtol=1e-12)
     assert model.topic_word_prior_ == pytest.approx(1 / 3)
     frequentist = OnlineLDA(3, random_state=0).fit(small)
-    assert frequentist.topic_word_prior_ is None and frequentist.lambda_ is None
+    assert frequentist.topic_word_prior_ == 0.03 and frequentist.lambda_ is None
 
 
 # --- OLDA and batch VB against a plain Hoffman et al. (2010) -----------------------------------
@@ -177,7 +177,7 @@ def test_smoothed_topics_are_streaming_gibbs_weights():
     stats = SufficientStats(average_counts, np.zeros(2), n_documents=40.0)
     accumulated = 40.0 * average_counts.T
     expected = (0.3 + accumulated) / (6 * 0.3 + accumulated.sum(axis=1, keepdims=True))
-    smoothed = SmoothedPointEstimate(0.3)
+    smoothed = PointEstimate(0.3)
     np.testing.assert_allclose(smoothed.components(stats), expected, rtol=1e-12)
     np.testing.assert_allclose(smoothed.word_weights(stats, np.array([1, 4])), expected[:, [1, 4]].T,
                                rtol=1e-12)

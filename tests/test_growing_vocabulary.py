@@ -58,8 +58,8 @@ def started_model(method="g-oem", **options) -> OnlineLDA:
 
 @pytest.mark.parametrize("method,averaging", [("g-oem", False), ("g-oem", True),
                                               ("v-oem++", False)])
-def test_point_estimate_topics_of_old_words_are_bit_identical(method, averaging):
-    model = started_model(method, averaging=averaging, grow_vocabulary=True)
+def test_maximum_likelihood_topics_of_old_words_are_bit_identical(method, averaging):
+    model = started_model(method, averaging=averaging, grow_vocabulary=True, topic_word_prior=0.0)
     n_old = model.vocabulary_.size
     before = model.components_.copy()
     old_documents = np.random.default_rng(0).integers(0, 3, size=(20, n_old))
@@ -76,9 +76,12 @@ def test_point_estimate_topics_of_old_words_are_bit_identical(method, averaging)
     assert np.array_equal(model.transform(padded), proportions_before)
 
 
-@pytest.mark.parametrize("method", ["olda", "sgs"])
-def test_prior_topics_of_old_words_are_unchanged_once_renormalised(method):
-    model = started_model(method, grow_vocabulary=True)
+@pytest.mark.parametrize("method,averaging", [("olda", False), ("sgs", False), ("g-oem", False),
+                                              ("g-oem", True), ("olda", True)])
+def test_prior_topics_of_old_words_are_unchanged_once_renormalised(method, averaging):
+    """With a prior eta (the default of every preset) a new word gets the prior's mass; with
+    averaging, every past iterate gives it its own prior mass and the average stays normalised."""
+    model = started_model(method, grow_vocabulary=True, averaging=averaging)
     n_old = model.vocabulary_.size
     before = model.components_.copy()
     model.add_words(["brandnew", "unseen"])
@@ -192,11 +195,13 @@ def test_off_by_default_unseen_words_are_dropped_and_counted():
     assert model.text_report_.warnings
 
 
-def test_growth_with_averaging_needs_point_estimates():
-    model = OnlineLDA(n_topics=2, method="olda", corpus_size=10, averaging=True,
-                      grow_vocabulary=True)
-    with pytest.raises(ValueError, match="averaging"):
-        model.partial_fit_text(["aa bb"], stopwords=NO_STOPWORDS)
+def test_growth_with_averaging_and_a_prior_keeps_training_normalised():
+    model = started_model("g-oem", grow_vocabulary=True, averaging=True)
+    model.add_words(["brandnew"])
+    model.partial_fit_text(texts([[0, 1, 2], [3, 4]]) + ["zqzz brandnew brandnew"],
+                           stopwords=NO_STOPWORDS)
+    np.testing.assert_allclose(model.components_.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    assert np.all(model.components_ > 0)
 
 
 # --- streaming training and the CLI --------------------------------------------------------------
@@ -287,10 +292,7 @@ def test_cli_fit_grows_the_vocabulary_within_the_cap(tmp_path, capsys, grown_str
     assert model.grow_vocabulary and model.max_vocabulary == 30
     assert result["tokens_dropped"][VOCABULARY_FULL] > 0
     assert result["documents"] == 400 and "dropped" in captured.err
-    # Growth needs a method that allows it, and raw text.
-    code = main(["fit", str(path), "--grow-vocabulary", "--method", "olda", "--averaging",
-                 "--corpus-size", "400", "-k", "2", "-o", str(tmp_path / "bad.npz")])
-    assert code == 2 and "averaging" in capsys.readouterr().err
+    # Growth needs raw text.
     code = main(["fit", str(path), "--max-vocabulary", "30", "-k", "2",
                  "-o", str(tmp_path / "b.npz")])
     assert code == 2 and "--grow-vocabulary" in capsys.readouterr().err

@@ -26,7 +26,8 @@ from ..corpus.preprocess import STOP_WORD, UNKNOWN, document_parts, load_stopwor
 from ..engine import OnlineEM, initial_parameters
 from ..errors import InputError
 from ..inference.minibatch import Minibatch
-from ..inference.presets import PRESETS, Method, build_parts, resolve_method
+from ..inference.presets import (PRESETS, Method, build_parts, default_topic_word_prior,
+                                 resolve_method)
 from . import auto_passes
 from .base import NotFittedError, TopicModelEstimator
 
@@ -78,19 +79,25 @@ class OnlineLDA(TopicModelEstimator):
         (lambda = eta + D s1: olda, svb, vargibbs, batch-vb). `fit` uses the number of documents
         it is given when None; `partial_fit` cannot know it and raises ValueError when a Bayesian
         method starts without it.
-    topic_word_prior : eta > 0, the symmetric Dirichlet prior on topics of Bayesian methods;
-        default 1/K (as gensim and scikit-learn).
+    topic_word_prior : eta, the symmetric Dirichlet prior on the topics. Bayesian methods:
+        eta > 0, default 1/K (as gensim and scikit-learn). Frequentist methods (g-oem, g-oem++,
+        v-oem, v-oem++, splda, sgs): the M-step is the posterior mean given the expected counts
+        of the N documents seen, beta_kv = (eta + N s1_kv) / (V eta + N sum_j s1_kj), so every
+        word has a positive probability in every topic and unseen held-out words do not score
+        -inf; default 0.03 (sgs: 1/K), chosen by held-out likelihood (docs/methods.md); 0 is
+        the paper's exact maximum likelihood M-step (appendix A.1).
     update_topic_word_prior : Bayesian methods: update eta after every step by a damped Newton
         step (Hoffman et al. 2010, eq. 9).
     grow_vocabulary : `partial_fit_text` only (raw text, streaming): words first seen after
         training started join the vocabulary instead of being dropped. Off by default. A new
         word gets zero sufficient statistics s1 in every topic and no step is taken for it, so
-        the topics restricted to the old words are unchanged: exactly (bit for bit) for point
-        estimates (g-oem, v-oem, splda, ...: beta = s1 / row sums, the new word has beta 0);
-        for topics with a prior eta (Bayesian lambda = eta + D s1, the smoothed sgs) the new
-        word gets the prior mass eta, so every old word of topic k is scaled by the same factor
-        and the topic *renormalised over the old words* is unchanged. Not with ``averaging`` for
-        such methods (past iterates would need the new word's prior mass). See docs/streaming.md.
+        the topics restricted to the old words are unchanged: exactly (bit for bit) for the
+        maximum likelihood point estimate (``topic_word_prior=0``: the new word has beta 0);
+        for topics with a prior eta (the default: frequentist posterior means, Bayesian
+        lambda = eta + D s1) the new word gets the prior mass eta, so every old word of topic k
+        is scaled by the same factor and the topic *renormalised over the old words* is
+        unchanged; with ``averaging`` the past iterates give the new word their prior mass and
+        the average is renormalised likewise. See docs/streaming.md.
     max_vocabulary : None (no cap) or the most words the vocabulary may hold. The pruning rule:
         nothing already in the vocabulary is ever evicted (that would change the old topics);
         when a minibatch brings more new words than there is room for, they are admitted by
@@ -99,8 +106,8 @@ class OnlineLDA(TopicModelEstimator):
         picks the first vocabulary when `partial_fit_text` starts the model.
 
     Fitted attributes: ``components_`` (K x V; E_q[beta] for Bayesian methods),
-    ``doc_topic_prior_`` (K), ``lambda_`` and ``topic_word_prior_`` (Bayesian methods: lambda,
-    K x V, and eta; None otherwise),
+    ``doc_topic_prior_`` (K), ``lambda_`` (Bayesian methods: lambda, K x V; None otherwise),
+    ``topic_word_prior_`` (eta),
     ``vocabulary_`` (V), ``method_`` (the resolved `Method`), ``n_steps_``,
     ``n_documents_seen_``; after `fit`: ``n_passes_`` (passes run) and ``validation_scores_``
     (with "auto": the validation log-perplexity per document after each pass, else None);
@@ -153,8 +160,8 @@ class OnlineLDA(TopicModelEstimator):
                              f"documents D of the corpus), got {self.corpus_size!r}")
         if self.topic_word_prior is not None and (
                 not isinstance(self.topic_word_prior, numbers.Real)
-                or not np.isfinite(self.topic_word_prior) or not self.topic_word_prior > 0):
-            raise ValueError(f"topic_word_prior (eta) must be None or a positive number, got "
+                or not np.isfinite(self.topic_word_prior) or not self.topic_word_prior >= 0):
+            raise ValueError(f"topic_word_prior (eta) must be None or a number >= 0, got "
                              f"{self.topic_word_prior!r}")
         if self.max_vocabulary is not None and (not _is_integer(self.max_vocabulary)
                                                 or self.max_vocabulary < 1):
@@ -164,9 +171,11 @@ class OnlineLDA(TopicModelEstimator):
 
     def _settings(self, corpus_size=None) -> dict:
         """The hyperparameters the parts are built from; ``corpus_size`` fills D when the
-        parameter is None (fit passes the number of documents it trains on)."""
+        parameter is None (fit passes the number of documents it trains on), the method's
+        default eta fills ``topic_word_prior`` when it is None."""
         size = self.corpus_size if self.corpus_size is not None else corpus_size
-        eta = self.topic_word_prior if self.topic_word_prior is not None else 1.0 / self.n_topics
+        eta = (self.topic_word_prior if self.topic_word_prior is not None
+               else default_topic_word_prior(self.method, self.n_topics))
         return {"local_passes": self.local_passes, "step_offset": float(self.step_offset),
                 "step_decay": float(self.step_decay),
                 "corpus_size": None if size is None else int(size),
@@ -284,9 +293,8 @@ class OnlineLDA(TopicModelEstimator):
         words follow it (within ``max_vocabulary``), without it they are dropped."""
         if stopwords is None or isinstance(stopwords, (str, Path)):
             stopwords = load_stopwords(stopwords)
-        method = self.method_ if self._is_fitted() else self._validated_method()
-        if self.grow_vocabulary:
-            self._check_growable(method)
+        if not self._is_fitted():
+            self._validated_method()
         if not self._is_fitted() or getattr(self, "text_report_", None) is None:
             self.text_report_ = ReadReport(source="partial_fit_text")
         report = self.text_report_
@@ -331,12 +339,6 @@ class OnlineLDA(TopicModelEstimator):
         self.add_words(new_words)
         return self.partial_fit(counts)
 
-    def _check_growable(self, method: Method) -> None:
-        if self.averaging and method.parameters != "point":
-            raise ValueError("a growing vocabulary with averaging needs a method with point-"
-                             "estimate topics (g-oem, v-oem, ...): the averaged past iterates of "
-                             "a method with a prior eta cannot give new words their prior mass")
-
     def add_words(self, words) -> "OnlineLDA":
         """Append ``words`` (new, distinct) to ``vocabulary_`` without a training step: new
         columns of zero sufficient statistics (`OnlineEM.add_words`), so the topics restricted
@@ -348,7 +350,6 @@ class OnlineLDA(TopicModelEstimator):
         words = [str(word) for word in words]
         if not words:
             return self
-        self._check_growable(self.method_)
         index = self._word_index()
         seen: set[str] = set()
         known_or_repeated = set()
@@ -440,7 +441,8 @@ class OnlineLDA(TopicModelEstimator):
 
     @property
     def topic_word_prior_(self):
-        """eta of a Bayesian method (after its updates, if any); None for frequentist ones."""
+        """eta, the Dirichlet prior of the topics (of a Bayesian method: after its updates, if
+        any; of a frequentist one: 0 for the maximum likelihood M-step)."""
         return getattr(self._require_fitted().parameters, "topic_word_prior", None)
 
     @property

@@ -24,7 +24,7 @@ import numpy as np
 from ..atomic import atomic_write
 from ..errors import InputError
 from ..estimators.online_lda import OnlineLDA
-from ..inference.presets import ALPHA_UPDATES, PRESETS, STEP_SIZES
+from ..inference.presets import ALPHA_UPDATES, PRESETS, STEP_SIZES, resolve_method
 from ..reporting.plots import MISSING_MATPLOTLIB
 from ..reporting.progressive import ProgressiveEvaluation
 from ..reporting.tables import summarize
@@ -96,6 +96,19 @@ def held_out_documents(cell: Cell, split: ExperimentSplit):
     return documents
 
 
+def paper_topic_word_prior(cell: Cell, method) -> float | None:
+    """eta as the paper's experiments define it: the maximum likelihood M-step (eta = 0,
+    Dupuy & Bach 2016, appendix A.1) for the frequentist presets, 1/K for SGS (Gao et al.'s
+    smoothed counts) and the Bayesian presets (None: the estimator's default, 1/K). The
+    library's default prior for frequentist presets (`default_topic_word_prior`) is not used
+    here, so the figures keep their definition; held-out tokens of unseen words are dropped
+    (`held_out_documents`)."""
+    spec = resolve_method(method)
+    if spec.parameters == "smoothed":
+        return 1.0 / cell.n_topics if spec.local == "gibbs-last-sample" else 0.0
+    return None
+
+
 def run_cell(cell: Cell, split: ExperimentSplit, on_documents: Callable[[int], None] | None = None) -> dict:
     """Train and score one cell; ``on_documents(n)`` is told of every minibatch (progress)."""
     method = cell_method(cell)
@@ -103,7 +116,8 @@ def run_cell(cell: Cell, split: ExperimentSplit, on_documents: Callable[[int], N
     model = OnlineLDA(n_topics=cell.n_topics, method=method, batch_size=cell.batch_size,
                       local_passes=cell.local_passes, step_offset=cell.step_offset,
                       step_decay=step_decay_for(cell.kappa), averaging=cell.averaging,
-                      n_passes=cell.n_passes, doc_topic_prior=prior, random_state=cell.seed)
+                      n_passes=cell.n_passes, doc_topic_prior=prior, random_state=cell.seed,
+                      topic_word_prior=paper_topic_word_prior(cell, method))
     evaluation = ProgressiveEvaluation(held_out_documents(cell, split), every=cell.eval_every,
                                        metric=cell.metric, n_particles=cell.n_particles,
                                        max_tokens=cell.max_tokens, seed=cell.eval_seed)

@@ -15,8 +15,9 @@ back to the shared initial parameters) and, from the running `SufficientStats`:
 
 Two parameterisations:
 
-* `PointEstimate` (frequentist: G-OEM, V-OEM, SPLDA, SGS): beta = beta*(s), the M-step of
-  appendix A.1;
+* `PointEstimate` (frequentist: G-OEM, V-OEM, SPLDA, SGS): beta = the posterior mean of the
+  topics under a Dirichlet(eta) prior given the expected counts of the documents seen, or with
+  eta = 0 beta*(s), the maximum likelihood M-step of appendix A.1;
 * `VariationalDirichlet` (Bayesian: OLDA, SVB, VarGibbs, batch VB): q(beta_k) =
   Dirichlet(lambda_k) with lambda = eta + D s1 (Hoffman, Blei & Bach 2010, eq. 8; thesis eq. 15).
 """
@@ -38,19 +39,55 @@ def components_from_affine(stats: SufficientStats, offset: np.ndarray, factor: n
 
 @dataclass(frozen=True)
 class PointEstimate:
-    """beta = beta*(s): row-normalised s1, beta_kv = s1_kv / sum_j s1_kj (appendix A.1).
+    """A point estimate of the topics from s: the posterior mean under a Dirichlet(eta) prior
+    given the expected counts of the N documents seen, or with eta = 0 the MLE beta*(s).
 
-    A topic whose statistics are all zero (possible only when a first minibatch without tokens
-    discards s_0) is reported as the uniform distribution 1/V.
+        beta_kv = (eta + N s1_kv) / (V eta + N sum_j s1_kj)                (eta > 0)
+        beta_kv = s1_kv / sum_j s1_kj                                      (eta = 0, appendix A.1)
+
+    Why: the M-step of Dupuy & Bach (2016, appendix A.1; thesis section 3.2) is the maximum
+    likelihood estimate of beta given the expected statistics. s1 is the average over documents
+    of the expected topic-word counts (eq. 6), so N s1 is the expected count matrix of the N
+    documents seen, and with the symmetric Dirichlet(eta) prior on every topic of the LDA model
+    (Blei, Ng & Jordan 2003, section 5.4; the eta of Hoffman et al. 2010 and of the Bayesian
+    presets here) the posterior of beta_k given counts n_k is Dirichlet(eta + n_k), whose mean is
+    the formula above: the M-step of EM for the posterior mode of Dirichlet(eta + 1), or the
+    posterior mean given the expected counts. It gives every word a positive probability in
+    every topic, so a held-out word that no training document put in a topic (or never saw)
+    does not score -inf, and it is what Gao et al. (2016) sample from in streaming Gibbs
+    sampling, (n_kw + eta) / (n_k + V eta) (SGS, with N s1 the accumulated counts under 1/i
+    steps). The MLE cannot work with SGS's hard counts: it is exactly 0 wherever a topic's
+    samples have not hit a word, and since the Gibbs conditional is proportional to beta_kw, such
+    a word can never enter that topic again.
+
+    N = ``stats.n_documents``, the documents blended so far (each pass of ``fit`` counts its
+    documents again). Before any document (N = 0) there is no data to smooth and beta = beta*(s_0),
+    which is the shared beta_0 exactly (`SufficientStats.from_parameters`), for every eta.
+
+    The form is row-affine in s1 (``row_affine``), so the Polyak-Ruppert average and the lazy
+    scale work unchanged. With eta = 0, a topic whose statistics are all zero (possible only
+    when a first minibatch without tokens discards s_0) is reported as the uniform distribution.
     """
 
+    topic_word_prior: float = 0.0
+
     name = "point"
+
+    def __post_init__(self):
+        prior = self.topic_word_prior
+        if not isinstance(prior, numbers.Real) or not np.isfinite(prior) or prior < 0:
+            raise ValueError(f"topic_word_prior (eta) of a point estimate must be a number >= 0 "
+                             f"(0: the maximum likelihood M-step), got {prior!r}")
 
     def initial_stats(self, beta: np.ndarray, alpha: np.ndarray, document_length: float) -> SufficientStats:
         """s_0 that maps back to (beta_0, alpha_0) (`SufficientStats.from_parameters`)."""
         return SufficientStats.from_parameters(beta, alpha, document_length)
 
     def row_affine(self, stats: SufficientStats) -> tuple[np.ndarray, np.ndarray]:
+        eta, weight = self.topic_word_prior, stats.n_documents
+        if eta > 0 and weight > 0:
+            totals = stats.n_words * eta + weight * stats.topic_totals
+            return np.full(stats.n_topics, eta) / totals, weight * stats.scale / totals
         totals = stats.topic_totals
         alive = totals > 0
         factor = np.where(alive, stats.scale / np.where(alive, totals, 1.0), 0.0)
@@ -190,63 +227,3 @@ def newton_topic_word_prior(eta: float, topic_word_lambda: np.ndarray, rho: floa
     while eta + step <= 0:
         step *= 0.5
     return float(eta + step)
-
-
-@dataclass(frozen=True)
-class SmoothedPointEstimate:
-    """beta_kw = (eta + N s1_kw) / (V eta + N sum_v s1_kv), N the documents blended so far: a
-    point estimate of the topics smoothed by a Dirichlet(eta) prior, used as is in the local
-    E-step and reported as the topics.
-
-    This is how streaming Gibbs sampling weighs words: Gao et al. (2016) sample from
-    (n_kw + eta) / (n_k + V eta) with n the counts accumulated over the stream, which is N s1
-    when s is the plain average of the documents' statistics (step size 1/i). It matters with
-    hard counts (``gibbs-last-sample``): the unsmoothed beta* of appendix A.1 is exactly 0 for
-    every word a topic's samples have not hit yet, and since the Gibbs conditional is
-    proportional to beta_kw, such a word can never enter that topic again; the topics freeze
-    into the random partition of the first minibatch.
-
-    Before any document (N = 0) the weight is 1 and s1_0 = (V eta + L) beta_0 - eta, so that the
-    first E-step sees the shared beta_0 exactly; with rho_1 = 1 s_0 is then discarded.
-    """
-
-    topic_word_prior: float
-
-    name = "smoothed"
-
-    def __post_init__(self):
-        prior = self.topic_word_prior
-        if not isinstance(prior, numbers.Real) or not np.isfinite(prior) or prior <= 0:
-            raise ValueError(f"topic_word_prior (eta) must be a positive number, got {prior!r}")
-
-    @staticmethod
-    def _data_weight(stats: SufficientStats) -> float:
-        return max(stats.n_documents, 1.0)
-
-    def initial_stats(self, beta: np.ndarray, alpha: np.ndarray, document_length: float) -> SufficientStats:
-        beta = np.asarray(beta, dtype=np.float64)
-        alpha = np.asarray(alpha, dtype=np.float64)
-        eta = self.topic_word_prior
-        pseudo_counts = (beta.shape[1] * eta + document_length) * beta
-        return SufficientStats(pseudo_counts.T - eta, digamma(alpha) - digamma(alpha.sum()))
-
-    def row_affine(self, stats: SufficientStats) -> tuple[np.ndarray, np.ndarray]:
-        weight = self._data_weight(stats)
-        totals = stats.n_words * self.topic_word_prior + weight * stats.topic_totals
-        return self.topic_word_prior / totals, weight * stats.scale / totals
-
-    def word_weights(self, stats: SufficientStats, words: np.ndarray) -> np.ndarray:
-        offset, factor = self.row_affine(stats)
-        return stats.raw[words] * factor + offset
-
-    def components(self, stats: SufficientStats) -> np.ndarray:
-        return components_from_affine(stats, *self.row_affine(stats))
-
-    def after_step(self, stats: SufficientStats, rho: float) -> "SmoothedPointEstimate":
-        return self
-
-    def state_arrays(self) -> dict[str, np.ndarray]:
-        return {}
-
-    def with_state(self, arrays: dict[str, np.ndarray]) -> "SmoothedPointEstimate":
-        return self

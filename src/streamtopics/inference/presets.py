@@ -5,7 +5,7 @@ Following the thesis (Dupuy 2017, section 3.5.1, Table 4), an online method for 
 | axis | key of `Method` | choices (registry keys) |
 |---|---|---|
 | local E-step estimator | ``local`` | ``"gibbs"`` (Algorithm 2), ``"gibbs-last-sample"`` (hard counts of the last sweep, SGS), ``"variational"`` (eq. 11-12) |
-| global parameters | ``parameters`` | ``"point"`` (frequentist beta = beta*(s)), ``"smoothed"`` (beta = (eta + N s1) / row sums, N documents seen, used as is), ``"dirichlet"`` (Bayesian lambda = eta + D s1, E_q[log beta] in the E-step) |
+| global parameters | ``parameters`` | ``"smoothed"`` (frequentist, the posterior mean beta = (eta + N s1) / row sums, N documents seen; eta = 0 gives the MLE), ``"point"`` (frequentist beta = beta*(s), the MLE of appendix A.1 whatever eta), ``"dirichlet"`` (Bayesian lambda = eta + D s1, E_q[log beta] in the E-step) |
 | step size rho_i | ``step_size`` | ``"polynomial"`` ((tau0 + i)^-kappa), ``"incremental"`` (1/i), ``"constant"`` (1) |
 | alpha update | ``alpha_update`` | ``"fixed-point"`` (Minka), ``"newton"`` (OLDA eq. 9), ``"gamma-prior"`` (SPLDA), ``"fixed"`` |
 
@@ -18,16 +18,20 @@ a choice to a factory taking the estimator's hyperparameters (a dict with ``loca
 
 | preset | local | parameters | step size | alpha | boosted | paper |
 |---|---|---|---|---|---|---|
-| g-oem | gibbs | point | polynomial | fixed-point | no | Dupuy & Bach 2016 |
-| g-oem++ | gibbs | point | polynomial | fixed-point | yes | Dupuy & Bach 2016, section 3.3 |
-| v-oem | variational | point | polynomial | fixed-point | no | Dupuy & Bach 2016 |
-| v-oem++ | variational | point | polynomial | fixed-point | yes | Dupuy & Bach 2016, section 3.3 |
+| g-oem | gibbs | smoothed | polynomial | fixed-point | no | Dupuy & Bach 2016 |
+| g-oem++ | gibbs | smoothed | polynomial | fixed-point | yes | Dupuy & Bach 2016, section 3.3 |
+| v-oem | variational | smoothed | polynomial | fixed-point | no | Dupuy & Bach 2016 |
+| v-oem++ | variational | smoothed | polynomial | fixed-point | yes | Dupuy & Bach 2016, section 3.3 |
 | olda | variational | dirichlet | polynomial | newton | no | Hoffman, Blei & Bach 2010, Alg. 2 |
 | svb | variational | dirichlet | incremental | newton | no | Broderick et al. 2013 |
-| splda | variational | point | incremental | gamma-prior | yes | Sato, Kurihara & Nakagawa 2010 |
+| splda | variational | smoothed | incremental | gamma-prior | yes | Sato, Kurihara & Nakagawa 2010 |
 | sgs | gibbs-last-sample | smoothed | incremental | fixed | no | Gao et al. 2016 |
 | vargibbs | gibbs | dirichlet | polynomial | fixed | no | Mimno, Hoffman & Blei 2012 |
 | batch-vb | variational | dirichlet | constant (full batch) | fixed | no | Hoffman, Blei & Bach 2010, Alg. 1 |
+
+Frequentist presets smooth their point estimate with a Dirichlet(eta) prior on the topics
+(``topic_word_prior``; `default_topic_word_prior`); eta = 0 is the paper's exact M-step. Model
+files written before the prior existed name ``"point"`` and load as they were trained.
 
 docs/methods.md explains each line with the equations.
 """
@@ -40,7 +44,7 @@ from typing import Any, Callable
 from .alpha_updates import Fixed, GammaPrior, MinkaFixedPoint, NewtonStep
 from .estep_gibbs import GibbsEstimator
 from .estep_variational import VariationalEstimator
-from .global_parameters import PointEstimate, SmoothedPointEstimate, VariationalDirichlet
+from .global_parameters import PointEstimate, VariationalDirichlet
 from .schedules import Constant, Incremental, PolynomialDecay
 
 Factory = Callable[[dict], Any]
@@ -52,11 +56,11 @@ LOCAL_ESTIMATORS: dict[str, Factory] = {
     "variational": lambda settings: VariationalEstimator(passes=settings["local_passes"]),
 }
 GLOBAL_PARAMETERS: dict[str, Factory] = {
-    "point": lambda settings: PointEstimate(),
+    "point": lambda settings: PointEstimate(0.0),
     "dirichlet": lambda settings: VariationalDirichlet(
         corpus_size=settings.get("corpus_size"), topic_word_prior=settings.get("topic_word_prior"),
         update_prior=bool(settings.get("update_topic_word_prior", False))),
-    "smoothed": lambda settings: SmoothedPointEstimate(settings.get("topic_word_prior")),
+    "smoothed": lambda settings: PointEstimate(settings.get("topic_word_prior")),
 }
 STEP_SIZES: dict[str, Factory] = {
     "polynomial": lambda settings: PolynomialDecay(settings["step_offset"], settings["step_decay"]),
@@ -84,7 +88,7 @@ class Method:
     """
 
     local: str = "gibbs"
-    parameters: str = "point"
+    parameters: str = "smoothed"
     step_size: str = "polynomial"
     alpha_update: str = "fixed-point"
     boosted: bool = False
@@ -100,13 +104,13 @@ class Method:
 
 
 PRESETS: dict[str, Method] = {
-    "g-oem": Method("gibbs", "point", "polynomial", "fixed-point", False, "g-oem"),
-    "g-oem++": Method("gibbs", "point", "polynomial", "fixed-point", True, "g-oem++"),
-    "v-oem": Method("variational", "point", "polynomial", "fixed-point", False, "v-oem"),
-    "v-oem++": Method("variational", "point", "polynomial", "fixed-point", True, "v-oem++"),
+    "g-oem": Method("gibbs", "smoothed", "polynomial", "fixed-point", False, "g-oem"),
+    "g-oem++": Method("gibbs", "smoothed", "polynomial", "fixed-point", True, "g-oem++"),
+    "v-oem": Method("variational", "smoothed", "polynomial", "fixed-point", False, "v-oem"),
+    "v-oem++": Method("variational", "smoothed", "polynomial", "fixed-point", True, "v-oem++"),
     "olda": Method("variational", "dirichlet", "polynomial", "newton", False, "olda"),
     "svb": Method("variational", "dirichlet", "incremental", "newton", False, "svb"),
-    "splda": Method("variational", "point", "incremental", "gamma-prior", True, "splda"),
+    "splda": Method("variational", "smoothed", "incremental", "gamma-prior", True, "splda"),
     "sgs": Method("gibbs-last-sample", "smoothed", "incremental", "fixed", False, "sgs"),
     "vargibbs": Method("gibbs", "dirichlet", "polynomial", "fixed", False, "vargibbs"),
     "batch-vb": Method("variational", "dirichlet", "constant", "fixed", False, "batch-vb",
@@ -132,6 +136,22 @@ def resolve_method(method) -> Method:
         raise ValueError(f"method {spec.name!r}: boosted (++) updates need one minibatch at a "
                          f"time, not a full batch")
     return spec
+
+
+# Default eta of frequentist ("smoothed") topics, chosen by held-out left-to-right likelihood on
+# two shared corpora at K = 20 and 100 (bench/topic_word_prior.py; table in docs/methods.md).
+SMOOTHED_TOPIC_WORD_PRIOR = 0.03
+
+
+def default_topic_word_prior(method, n_topics: int) -> float:
+    """eta when ``topic_word_prior`` is None: 1/K for Bayesian topics (as gensim and
+    scikit-learn) and for SGS (Gao et al. 2016 use a small symmetric eta; 1/K is what this
+    library has always used for it), `SMOOTHED_TOPIC_WORD_PRIOR` for the other frequentist
+    presets."""
+    spec = resolve_method(method)
+    if spec.parameters == "smoothed" and spec.local != "gibbs-last-sample":
+        return SMOOTHED_TOPIC_WORD_PRIOR
+    return 1.0 / n_topics
 
 
 @dataclass(frozen=True)

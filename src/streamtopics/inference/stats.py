@@ -192,6 +192,8 @@ class IterateAverage:
         self.factor_mark = np.zeros((n_words, n_topics))
         self.alpha_sum = np.zeros(n_topics)
         self.count = 0
+        # Prior mass past iterates give words added after them (`add_words`), per topic.
+        self.added_mass = np.zeros(n_topics)
 
     def settle(self, stats: SufficientStats, words: np.ndarray | None = None) -> None:
         """Call before the stored values of ``words`` (all words if None) change."""
@@ -212,9 +214,15 @@ class IterateAverage:
         self.factor_mark[:] = 0.0
 
     def add_words(self, n_new: int) -> None:
-        """Append ``n_new`` words (after `SufficientStats.add_words`) with nothing pending: their
-        averaged value is offset_sum / count (0 for an unsmoothed point estimate, whose offset
-        is 0 for every topic with statistics)."""
+        """Append ``n_new`` words (after `SufficientStats.add_words`) with nothing pending.
+
+        Each past iterate gives a new word its offset (its prior mass eta / row total; 0 for
+        the maximum likelihood point estimate, whose offset is 0 for every topic with
+        statistics), as it gives every word it had no counts for; its rows then sum to
+        1 + n_new offset_i. ``added_mass`` keeps sum_i n_new offset_i per topic, and the average
+        is divided by count + added_mass instead of count, so its rows sum to 1 and the old
+        words of a topic keep their ratios (renormalised over the old words, unchanged)."""
+        self.added_mass += int(n_new) * self.offset_sum
         n_topics = self.factor_sum.size
         self.settled = np.concatenate([self.settled, np.zeros((int(n_new), n_topics))])
         self.factor_mark = np.concatenate(
@@ -231,7 +239,8 @@ class IterateAverage:
         """The averaged topic-word parameter, K x V (K x U for the given ``words``)."""
         index = slice(None) if words is None else words
         pending = stats.raw[index] * (self.factor_sum - self.factor_mark[index])
-        return ((self.settled[index] + pending).T + self.offset_sum[:, None]) / self.count
+        return (((self.settled[index] + pending).T + self.offset_sum[:, None])
+                / (self.count + self.added_mass)[:, None])
 
     def alpha(self) -> np.ndarray:
         return self.alpha_sum / self.count
@@ -239,7 +248,8 @@ class IterateAverage:
     def state_arrays(self) -> dict[str, np.ndarray]:
         return {"average_offset_sum": self.offset_sum, "average_factor_sum": self.factor_sum,
                 "average_settled": self.settled, "average_factor_mark": self.factor_mark,
-                "average_alpha_sum": self.alpha_sum, "average_count": np.array(self.count)}
+                "average_alpha_sum": self.alpha_sum, "average_count": np.array(self.count),
+                "average_added_mass": self.added_mass}
 
     @classmethod
     def from_state_arrays(cls, arrays: dict[str, np.ndarray]) -> "IterateAverage":
@@ -250,6 +260,8 @@ class IterateAverage:
         average.factor_mark = np.array(arrays["average_factor_mark"], dtype=np.float64)
         average.alpha_sum = np.array(arrays["average_alpha_sum"], dtype=np.float64)
         average.count = int(arrays["average_count"])
+        if "average_added_mass" in arrays:  # absent from files written before it existed
+            average.added_mass = np.array(arrays["average_added_mass"], dtype=np.float64)
         return average
 
 
