@@ -80,3 +80,29 @@ def test_unreadable_model_is_a_clear_error(corpus_dir, tmp_path, capsys):
     model.write_bytes(b"not a model")
     code, _, err = run_cli(capsys, model, directory)
     assert code == 2 and "junk.npz" in err
+
+
+def test_zero_probability_tokens_are_counted_and_json_stays_strict(corpus_dir, tmp_path, capsys):
+    """A foreign model with a word of probability 0 in every topic: the documents using it
+    score -inf; evaluate says how many tokens and documents, scores the rest, writes strict
+    JSON (null, never Infinity/NaN) and exits 1."""
+    directory, corpus, truth = corpus_dir
+    word = int(np.argmax(np.asarray(corpus.counts.sum(axis=0)).ravel()))
+    beta = truth.beta.copy()
+    beta[:, word] = 0
+    beta /= beta.sum(axis=1, keepdims=True)
+    model = tmp_path / "foreign.npz"
+    np.savez(model, beta=beta, alpha=truth.alpha)
+    code, out, _ = run_cli(capsys, model, directory, "--particles", 3, "--json")
+    assert code == 1
+    assert "Infinity" not in out and "NaN" not in out
+    result = json.loads(out)
+    uses = np.asarray(corpus.counts[:, word].todense()).ravel()
+    assert result["zero_probability_tokens"] == int(uses.sum())
+    assert result["zero_probability_documents"] == int((uses > 0).sum())
+    assert result["mean_log_likelihood_per_document"] is None and result["non_finite"]["reason"]
+    rest = result["excluding_zero_probability_documents"]
+    assert rest["n_documents"] == 25 - int((uses > 0).sum())
+    assert np.isfinite(rest["mean_log_likelihood_per_document"])
+    code, out, _ = run_cli(capsys, model, directory, "--particles", 3)
+    assert code == 1 and "probability 0" in out and "-inf ± nan" not in out

@@ -8,6 +8,7 @@ so models from other libraries are scored the same way. CORPUS_DIR is a corpus d
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
 import numpy as np
 
@@ -90,8 +91,38 @@ def run(args) -> int:
                     beta, alpha, corpus, n_particles=args.particles,
                     resample=args.metric == "left-to-right-smc", max_tokens=args.max_tokens,
                     seed=args.seed, n_threads=args.threads, progress=bar.update)
-    emit(args, {**source, **result.as_dict()}, str(result))
-    return 0
+    if args.metric == "elbo":
+        emit(args, {**source, **result.as_dict()}, str(result))
+        return 0
+    return _emit_likelihood(args, beta, corpus, source, result)
+
+
+def _emit_likelihood(args, beta, corpus, source, result) -> int:
+    """Print a held-out likelihood. A model with zero-probability tokens (a word with beta 0 in
+    every topic: a foreign model, or a point estimate trained with topic_word_prior=0) gives
+    those documents -inf: say how many tokens and documents, score the rest, clearly labelled,
+    and exit 1 (the headline is not finite)."""
+    record = {**source, **result.as_dict()}
+    finite = np.isfinite(result.log_likelihoods)
+    if finite.all():
+        emit(args, record, str(result))
+        return 0
+    impossible_words = beta.max(axis=0) == 0
+    zero_tokens = int(corpus.counts[:, impossible_words].sum())
+    zero_documents = int((~finite).sum())
+    reason = (f"{zero_tokens} tokens in {zero_documents} of {result.n_documents} documents have "
+              f"probability 0 under the model (words with beta 0 in every topic), so those "
+              f"documents score -inf")
+    rest = replace(result, log_likelihoods=result.log_likelihoods[finite],
+                   document_lengths=result.document_lengths[finite])
+    record.update({"non_finite_reason": reason, "zero_probability_tokens": zero_tokens,
+                   "zero_probability_documents": zero_documents,
+                   "excluding_zero_probability_documents": rest.as_dict()})
+    human = (f"WARNING: {reason}; the score over all documents is -inf.\n"
+             f"Score over the {rest.n_documents} other documents only (not comparable with "
+             f"scores over all documents):\n{rest}")
+    emit(args, record, human)
+    return 1
 
 
 def _check_vocabulary(beta, model_vocabulary, corpus, args) -> None:

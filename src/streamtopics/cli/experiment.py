@@ -48,7 +48,7 @@ def register(subparsers) -> None:
     grid = parser.add_argument_group("grid")
     grid.add_argument("--methods", type=_list_of(str.lower, "method names"),
                       help="comma-separated presets (default: the experiment's)")
-    grid.add_argument("--topics", type=_list_of(int, "integers"),
+    grid.add_argument("-k", "--topics", type=_list_of(int, "integers"),
                       help="K values (default: K*/2,K*,2K* on synthetic data, 8,16,32,64 on a "
                            "directory; a single K* or 32 for fixed-K experiments)")
     grid.add_argument("--seeds", type=_list_of(int, "integers"), default=(0, 1, 2),
