@@ -133,3 +133,15 @@ def test_fit_command_writes_evaluation_lines(tmp_path, capsys, corpus):
     assert main(["fit", str(tmp_path), "-k", "3", "--method", "cgs", "--eval-every", "100",
                  "-o", str(tmp_path / "cgs.npz")]) == 2
     assert "online method" in capsys.readouterr().err
+
+
+def test_non_finite_records_are_strict_json_with_a_reason():
+    import math
+
+    from streamtopics.reporting.progressive import strict_record
+    record = strict_record({"log_perplexity_per_document": math.inf, "n_documents": 3,
+                            "per_token_perplexity": float("nan")})
+    text = json.dumps(record, allow_nan=False)
+    assert "Infinity" not in text and "NaN" not in text
+    assert record["log_perplexity_per_document"] is None and record["n_documents"] == 3
+    assert "log_perplexity_per_document" in record["non_finite_reason"]

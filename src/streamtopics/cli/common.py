@@ -5,27 +5,13 @@ from __future__ import annotations
 import json
 import sys
 
-import numpy as np
 from tqdm.auto import tqdm
+
+from ..reporting.strict_json import finite_json
 
 
 def add_json_flag(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print a JSON result on stdout")
-
-
-def finite_json(value, path: str = "", nulled: list | None = None):
-    """``value`` with every non-finite float (inf, nan, which JSON cannot hold: ``Infinity`` is
-    not JSON) replaced by None; the dotted paths replaced are appended to ``nulled``."""
-    if isinstance(value, dict):
-        return {key: finite_json(item, f"{path}.{key}" if path else str(key), nulled)
-                for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [finite_json(item, f"{path}[{i}]", nulled) for i, item in enumerate(value)]
-    if isinstance(value, (float, np.floating)) and not np.isfinite(value):
-        if nulled is not None:
-            nulled.append(path)
-        return None
-    return value
 
 
 def emit(args, result: dict, human: str) -> None:

@@ -31,7 +31,7 @@ from ..estimators.gibbs_lda import CVB0LDA, GibbsLDA
 from ..estimators.online_lda import OnlineLDA
 from ..experiments.data import restrict_to_words
 from ..inference.presets import PRESETS
-from ..reporting.progressive import METRICS, ProgressiveEvaluation
+from ..reporting.progressive import METRICS, ProgressiveEvaluation, strict_record
 from ..training import train_stream
 from .common import add_json_flag, emit, progress, report_reading
 
@@ -146,17 +146,21 @@ def run(args) -> int:
              f"{result['alpha_mean']:.4g}; wrote {args.output}")
     if isinstance(model, OnlineLDA):
         result["steps"] = model.n_steps_
+    finite = True
     if "evaluation" in extra:
         last = extra["evaluation"]["last"]
+        finite = last["log_perplexity_per_document"] is not None
+        score = (f"{last['log_perplexity_per_document']:.2f} nats" if finite
+                 else f"not finite ({last['non_finite_reason']})")
         human += (f"\nheld-out {args.eval_metric} log-perplexity per document "
-                  f"{last['log_perplexity_per_document']:.2f} nats after "
+                  f"{score} after "
                   f"{last['documents_seen']} documents ({extra['evaluation']['records']} "
                   f"evaluations in {extra['evaluation']['path']})")
     if "resumed_from_documents" in extra:
         human += (f"\nresumed from {extra['resumed_from_documents']} documents; "
                   f"{extra['checkpoints_written']} checkpoints written to {args.checkpoint}")
     emit(args, result, human)
-    return 0
+    return 0 if finite else 1
 
 
 def _train_in_memory(model, args) -> tuple[int, int, float, dict]:
@@ -175,7 +179,7 @@ def _train_in_memory(model, args) -> tuple[int, int, float, dict]:
     extra = {"passes": model.n_passes_}
     if evaluation is not None:
         extra["evaluation"] = {"path": str(evaluation.path), "records": len(evaluation.records),
-                               "last": evaluation.records[-1].as_dict()}
+                               "last": strict_record(evaluation.records[-1].as_dict())}
     return (trained.n_documents * model.n_passes_, trained.n_tokens * model.n_passes_, seconds,
             extra)
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from ..corpus.corpus import Corpus
 from ..errors import InputError
 from ..evaluation import document_completion, left_to_right
+from .strict_json import finite_json
 
 METRICS = ("left-to-right", "completion")
 
@@ -161,8 +162,19 @@ class ProgressiveEvaluation:
         self.records.append(record)
         if self.path is not None:
             with self.path.open("a" if len(self.records) > 1 else "w", encoding="utf-8") as handle:
-                handle.write(json.dumps(record.as_dict()) + "\n")
+                handle.write(json.dumps(strict_record(record.as_dict()), allow_nan=False) + "\n")
         self._eval_seconds_total += time.perf_counter() - now
+
+
+def strict_record(values: dict) -> dict:
+    """A record for the JSON lines file: non-finite numbers as null, with ``non_finite_reason``
+    (a held-out document with a token of probability 0 under the topics scores -inf)."""
+    nulled: list[str] = []
+    values = finite_json(values, nulled=nulled)
+    if nulled:
+        values["non_finite_reason"] = (f"{', '.join(nulled)} not finite: a held-out token has "
+                                       f"probability 0 (or underflows) under the topics")
+    return values
 
 
 def _per_token_perplexity(result) -> float:
