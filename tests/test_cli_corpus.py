@@ -41,6 +41,10 @@ def test_preprocess_writes_a_corpus_directory(tmp_path, raw_jsonl, capsys):
     assert train.n_tokens + test.n_tokens == result["tokens_train"] + result["tokens_test"]
     assert set(train.labels) == {"t0", "t1"}
     assert json.loads((out / "stats.json").read_text())["V"] == 8
+    # The vocabulary comes from all documents, before the split, and the result says so.
+    assert result["vocabulary_from"].startswith("all documents")
+    assert result["words_without_training_occurrence"] == int(
+        np.count_nonzero(np.asarray(train.counts.sum(axis=0)).ravel() == 0))
 
 
 def test_preprocess_with_own_stopwords(tmp_path, raw_jsonl, capsys):

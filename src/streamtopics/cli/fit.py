@@ -53,6 +53,10 @@ def register(subparsers) -> None:
                         help="kappa in rho_i = (tau0 + i)^-kappa, in (0, 1] (default: 0.5)")
     parser.add_argument("--step-offset", type=float, default=0.0, help="tau0 (default: 0)")
     parser.add_argument("--averaging", action="store_true", help="report Polyak-Ruppert averaged parameters")
+    parser.add_argument("--topic-word-prior", type=float, default=None,
+                        help="online methods: eta, the Dirichlet prior of the topics (default: "
+                             "0.03 for g-oem, v-oem, splda and their ++; 1/K for sgs and the "
+                             "Bayesian methods; 0 = the paper's maximum likelihood M-step)")
     parser.add_argument("--passes", type=_passes, default="auto",
                         help="passes over the corpus, or auto: until held-out training documents "
                              "stop improving (OnlineLDA's n_passes; a stream gets 1; default: auto)")
@@ -260,6 +264,7 @@ def _build_model(args):
                      local_passes=args.local_passes, step_offset=args.step_offset,
                      step_decay=args.step_decay, averaging=args.averaging, n_passes=args.passes,
                      corpus_size=args.corpus_size, random_state=args.seed,
+                     topic_word_prior=args.topic_word_prior,
                      grow_vocabulary=args.grow_vocabulary, max_vocabulary=args.max_vocabulary)
 
 

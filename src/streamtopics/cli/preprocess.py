@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
+
 from ..corpus.corpus import ReadReport
 from ..corpus.preprocess import DUPLICATE, EMPTY_AFTER, preprocess_documents, shuffle_split
 from ..corpus.readers import TEXT_FORMATS, detect_format, iter_raw_documents
@@ -23,7 +25,8 @@ def register(subparsers) -> None:
         "preprocess", help="tokenise raw text into a corpus directory",
         description="Tokenise raw text (one document per line, JSONL, CSV, or a directory of "
                     ".txt files; .gz accepted), drop duplicate documents and stop words, prune "
-                    "the vocabulary, split into train and test, and write a corpus directory.")
+                    "the vocabulary (on all documents, before the split), split into train and "
+                    "test, and write a corpus directory.")
     parser.add_argument("input", metavar="INPUT", help="raw text file or directory of .txt files")
     parser.add_argument("-o", "--output", required=True, metavar="CORPUS_DIR",
                         help="corpus directory to write")
@@ -75,6 +78,9 @@ def run(args) -> int:
                                   max_vocab=args.max_vocab, label_field=args.label_field,
                                   report=report)
     train, test = shuffle_split(corpus, args.test_size, args.seed)
+    # The vocabulary is pruned on all documents before the split (as the shared corpora were
+    # made, so they are reproduced exactly): words of the test split only are in it. Say so.
+    test_only_words = int(np.count_nonzero(np.asarray(train.counts.sum(axis=0)).ravel() == 0))
     output = Path(args.output)
     write_corpus_dir(train, output, "train")
     if test.n_documents:
@@ -86,6 +92,8 @@ def run(args) -> int:
         "empty_dropped": report.documents_skipped.get(EMPTY_AFTER, 0),
         "D_train": train.n_documents, "D_test": test.n_documents, "V": corpus.n_words,
         "tokens_train": train.n_tokens, "tokens_test": test.n_tokens,
+        "vocabulary_from": "all documents (train and test), before the split",
+        "words_without_training_occurrence": test_only_words,
         "parameters": {"stopwords": args.stopwords or "bundled", "max_df": args.max_df,
                        "min_count": args.min_count, "max_vocab": args.max_vocab,
                        "test_size": args.test_size, "seed": args.seed},
@@ -95,5 +103,8 @@ def run(args) -> int:
         out.write((json.dumps(stats, indent=2) + "\n").encode())
     report_reading(report)
     emit(args, stats, f"wrote {output}: {train.n_documents} train + {test.n_documents} test "
-                      f"documents, {corpus.n_words} words, {train.n_tokens + test.n_tokens} tokens")
+                      f"documents, {corpus.n_words} words, {train.n_tokens + test.n_tokens} tokens"
+                      f"\nnote: the vocabulary was built from all documents before the split "
+                      f"(train and test), as the shared corpora were; {test_only_words} of its "
+                      f"words never occur in the training split")
     return 0
