@@ -47,6 +47,7 @@ import numpy as np  # noqa: E402
 from streamtopics import read_corpus_dir  # noqa: E402
 from streamtopics.estimators import OnlineLDA  # noqa: E402
 from streamtopics.evaluation import left_to_right  # noqa: E402
+from streamtopics.experiments.data import restrict_to_words  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
 # The shared corpora: beside the checkout (…/shared/corpora), from any depth of worktree.
@@ -154,6 +155,10 @@ def main() -> None:
     parser.add_argument("--max-train", type=int, default=None, help="first N training documents")
     parser.add_argument("--max-test", type=int, default=None, help="first N test documents")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seen-words-only", action="store_true",
+                        help="score every model on the test tokens of words that occur in the "
+                             "training split (for a point estimate without a topic-word prior, "
+                             "which gives the others probability 0)")
     parser.add_argument("--implementations", default=None,
                         help=f"comma-separated subset of: {', '.join(TRAINERS)} (default: all); "
                              f"the others keep their earlier results (paired by document)")
@@ -172,6 +177,11 @@ def main() -> None:
             train = train[:args.max_train]
         if args.max_test:
             test = test[:args.max_test]
+        if args.seen_words_only:
+            seen = np.asarray(train.counts.sum(axis=0)).ravel() > 0
+            test, removed_tokens, removed_documents = restrict_to_words(test, seen)
+            print(f"{name}: removed {removed_tokens} test tokens of words absent from the "
+                  f"training split ({removed_documents} documents left empty)", flush=True)
         for n_topics in (int(k) for k in args.topics.split(",")):
             for implementation in implementations:
                 row, scores[_key(name, n_topics, implementation)] = run(
@@ -186,7 +196,9 @@ def main() -> None:
             f"every model) on the test split, nats, lower is better; 'default better by' = the "
             f"peer's log-perplexity minus the default's, with the standard error of the "
             f"per-document differences. Training wall time, one thread (numba, BLAS). "
-            f"{platform.machine()}, {os.cpu_count()} CPUs (shared).")
+            + ("Test tokens of words absent from the training split removed for every model. "
+               if args.seen_words_only else "")
+            + f"{platform.machine()}, {os.cpu_count()} CPUs (shared).")
     markdown = ("# Default OnlineLDA against one-pass gensim and scikit-learn\n\n" + note + "\n\n"
                 + markdown_table(rows) + "\n")
     RESULTS.mkdir(parents=True, exist_ok=True)
