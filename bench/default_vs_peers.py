@@ -184,7 +184,7 @@ def main() -> None:
             seen = np.asarray(trained.sum(axis=0)).ravel() > 0
             test, removed_tokens, removed_documents = restrict_to_words(test, seen)
             print(f"{name}: removed {removed_tokens} test tokens of words absent from the "
-                  f"training split ({removed_documents} documents left empty)", flush=True)
+                  f"trained documents ({removed_documents} documents left empty)", flush=True)
         for n_topics in (int(k) for k in args.topics.split(",")):
             for implementation in implementations:
                 row, scores[_key(name, n_topics, implementation)] = run(
