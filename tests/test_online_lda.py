@@ -180,3 +180,17 @@ def test_bad_data_raise(small):
         model.partial_fit(wrong)
     with pytest.raises(ValueError, match="vocabulary of 41 words"):
         model.transform(wrong)
+
+
+@pytest.mark.parametrize("method", ["g-oem", "sgs", "v-oem"])
+def test_transform_of_a_document_does_not_depend_on_its_row(method, small):
+    """Issue 11, 1b: a document's random stream comes from its content and the model's seed."""
+    model = OnlineLDA(3, method=method, batch_size=40, local_passes=5, n_passes=1,
+                      random_state=0).fit(small)
+    counts = small.counts
+    order = np.random.default_rng(1).permutation(counts.shape[0])
+    proportions = model.transform(counts)
+    assert np.array_equal(model.transform(counts[order]), proportions[order])
+    assert np.array_equal(model.transform(counts[::-1])[::-1], proportions)
+    twice = sp.vstack([counts[:1], counts[:1]]).tocsr()  # equal documents, equal proportions
+    assert np.array_equal(model.transform(twice)[1], proportions[0])

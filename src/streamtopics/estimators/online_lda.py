@@ -14,6 +14,7 @@ E_q[beta_0] = beta_0, and report E_q[beta] as ``components_``.
 
 from __future__ import annotations
 
+import hashlib
 import numbers
 from collections import Counter
 from pathlib import Path
@@ -42,6 +43,18 @@ def _counts_and_vocabulary(documents) -> tuple[sp.csr_matrix, np.ndarray | None]
         return Corpus(documents).counts, None
     raise InputError(f"documents must be a Corpus, a scipy sparse matrix or a 2-D array of counts, "
                      f"not {type(documents).__name__}")
+
+
+def content_stream(document: sp.csr_matrix) -> int:
+    """A random-stream key (< 2^62, the training steps' keys are their small step numbers) from
+    a one-row count matrix's word ids and counts: equal documents get equal streams wherever
+    they stand."""
+    document = document.copy()
+    document.sort_indices()
+    digest = hashlib.blake2b(np.ascontiguousarray(document.indices, dtype=np.int64).tobytes()
+                             + b"|" + np.ascontiguousarray(document.data, dtype=np.int64).tobytes(),
+                             digest_size=8).digest()
+    return int.from_bytes(digest, "little") >> 2
 
 
 # Reason, in `OnlineLDA.text_report_`, for new words refused because the vocabulary is full.
@@ -456,17 +469,21 @@ class OnlineLDA(TopicModelEstimator):
     def transform(self, X) -> np.ndarray:
         """Document-topic proportions (D x K, rows sum to 1) by the method's local estimator with
         the model fixed: the posterior mean of theta (Gibbs) or E_q[theta] (variational). Never
-        changes the model; deterministic (its own random streams, per document index)."""
+        changes the model; deterministic, and a document's proportions depend only on the
+        document and the model: its random stream is seeded from the model's seed and a hash of
+        its word ids and counts (`content_stream`), never from its row, so permuting the rows
+        of ``X`` permutes the result exactly. (Each document is one kernel call.)"""
         engine = self._require_fitted()
         counts, _ = _counts_and_vocabulary(X)
         if counts.shape[1] != engine.n_words:
             raise ValueError(f"the documents have a vocabulary of {counts.shape[1]} words but the "
                              f"model has {engine.n_words}")
-        chunk = self.batch_size
         proportions = np.zeros((counts.shape[0], engine.n_topics))
-        for start in range(0, counts.shape[0], chunk):
-            batch = Minibatch.from_counts(counts[start:start + chunk], first_document=start)
-            proportions[start:start + chunk] = engine.local_posterior(batch).doc_topic()
+        for row in range(counts.shape[0]):
+            document = counts[row:row + 1]
+            posterior = engine.local_posterior(Minibatch.from_counts(document),
+                                               stream=content_stream(document))
+            proportions[row] = posterior.doc_topic()[0]
         return proportions
 
     def fit_transform(self, X, y=None) -> np.ndarray:
