@@ -1,0 +1,114 @@
+"""`streamtopics report MODEL [CORPUS] -o report.html`: one self-contained HTML page about a model.
+
+See `streamtopics.reporting.html` for what the page shows. With CORPUS (a corpus directory, its
+``--split``, default train, or any input `load_corpus` reads, mapped onto the model's
+vocabulary) the page adds coherence, prevalence by tokens and example documents; the documents'
+topic proportions come from the model's own ``transform`` (a plain ``.npz`` of beta and alpha:
+CVB0 with the topics fixed). ``MODEL.eval.jsonl``, written by ``fit --eval-every``, gives the
+training curve when it exists.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from ..corpus.corpus import Corpus
+from ..corpus.readers import load_corpus
+from ..errors import InputError, ModelFileError
+from ..estimators import load_estimator
+from ..inference.cvb0 import predict_cvb0
+from ..persistence import load_topic_parameters
+from ..reporting.html import build_report, read_training_curve, write_report
+from .common import add_json_flag, emit, report_reading
+from .transform import aligned_counts
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError(text)
+    return value
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "report", help="write a self-contained HTML page about a model",
+        description="Write one HTML file (no network needed to open it) with each topic's top "
+                    "words, alpha and prevalence, a 2-D similarity map of the topics, NPMI and "
+                    "UMass coherence and example documents from CORPUS, and the training curve "
+                    "of MODEL.eval.jsonl when present.")
+    parser.add_argument("model", metavar="MODEL", help="model file (or a plain .npz with beta and alpha)")
+    parser.add_argument("corpus", metavar="CORPUS", nargs="?",
+                        help="corpus directory or input file for coherence and example documents")
+    parser.add_argument("-o", "--output", required=True, help="output .html path")
+    parser.add_argument("--split", default="train", help="split of a corpus directory (default: train)")
+    parser.add_argument("--words", type=_positive, default=10, help="top words per topic (default: 10)")
+    parser.add_argument("--examples", type=_positive, default=3,
+                        help="example documents per topic (default: 3)")
+    parser.add_argument("--max-docs", type=_positive, default=5000,
+                        help="use only the first N documents of CORPUS (default: 5000)")
+    parser.add_argument("--curve", metavar="JSONL",
+                        help="training curve (default: MODEL.eval.jsonl when it exists)")
+    parser.add_argument("--title", help="page title (default: the model file's name)")
+    add_json_flag(parser)
+    parser.set_defaults(run=run)
+
+
+def _doc_topic(model, beta, alpha, counts) -> np.ndarray:
+    """Topic proportions of the corpus' documents by the model's own estimator, or CVB0 with
+    the topics fixed for a plain archive of beta and alpha."""
+    if model is not None:
+        return model.transform(counts)
+    return predict_cvb0(beta, alpha, counts)
+
+
+def run(args) -> int:
+    beta, alpha, vocabulary = load_topic_parameters(args.model)
+    try:
+        model = load_estimator(args.model)
+    except ModelFileError:  # a plain .npz (already checked by load_topic_parameters)
+        model = None
+    if vocabulary is None:
+        vocabulary = np.asarray([f"w{i}" for i in range(beta.shape[1])], dtype=str)
+    facts = {"model": Path(args.model).name,
+             "estimator": type(model).__name__ if model is not None else "plain beta/alpha",
+             "topics": str(beta.shape[0]), "words": str(beta.shape[1])}
+    method = getattr(model, "method_", None)
+    if method is not None:
+        facts["method"] = method.name
+    corpus = doc_topic = None
+    if args.corpus is not None:
+        read = load_corpus(args.corpus, vocabulary=list(vocabulary), split=args.split)
+        report_reading(read.report)
+        read = read[:args.max_docs]
+        counts, dropped = aligned_counts(read, vocabulary)
+        if dropped:
+            print(f"{dropped} tokens of words unknown to the model dropped", file=sys.stderr)
+        if counts.shape[0] == 0 or counts.nnz == 0:
+            raise InputError("no document with a word of the model's vocabulary", args.corpus)
+        same = np.array_equal(read.vocabulary, vocabulary)
+        corpus = Corpus(counts, vocabulary, tokens=read.tokens if same else None,
+                        metadata=read.metadata)
+        doc_topic = _doc_topic(model, beta, alpha, counts)
+        facts["corpus"] = f"{Path(args.corpus).name} ({corpus.n_documents} documents)"
+    curve_path = Path(args.curve) if args.curve else Path(f"{args.model}.eval.jsonl")
+    if args.curve and not curve_path.is_file():
+        raise InputError("no such training curve file", curve_path)
+    curve = read_training_curve(curve_path) if curve_path.is_file() else []
+    report = build_report(beta, alpha, vocabulary, corpus=corpus, doc_topic=doc_topic,
+                          curve=curve, n_words=args.words, n_examples=args.examples,
+                          title=args.title or f"streamtopics report: {Path(args.model).name}",
+                          facts=facts)
+    output = Path(args.output)
+    if not output.parent.is_dir():
+        raise InputError("the output's directory does not exist", output.parent)
+    write_report(output, report)
+    emit(args, {"output": str(output), "n_topics": len(report.topics),
+                "coherence": corpus is not None, "curve_points": len(curve)},
+         f"wrote {output}: {len(report.topics)} topics"
+         + (f", coherence and examples from {corpus.n_documents} documents" if corpus else "")
+         + (f", training curve of {len(curve)} points" if curve else ""))
+    return 0

@@ -1,0 +1,63 @@
+"""A 2-D map of topics: Jensen-Shannon distances between the topics' word distributions,
+projected by classical multidimensional scaling.
+
+This is the "intertopic distance map" of LDAvis (Sievert & Shirley 2014), whose default is the
+same pair: Jensen-Shannon divergence and principal coordinate analysis (Torgerson's classical
+MDS, Gower 1966). Here the distance is the square root of the divergence in bits, which is a
+metric with values in [0, 1] (Endres & Schindelin 2003), so the map's distances are meaningful
+in themselves: 0 for equal topics, 1 for topics with disjoint supports.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InputError
+
+
+def jensen_shannon_distances(beta) -> np.ndarray:
+    """K x K matrix of sqrt(JSD(beta_k, beta_j) / ln 2), JSD the Jensen-Shannon divergence
+    0.5 KL(p || m) + 0.5 KL(q || m) with m = (p + q) / 2 (natural logs, 0 log 0 = 0); rows of
+    ``beta`` are normalised first. Symmetric, zero diagonal, entries in [0, 1]."""
+    beta = np.asarray(beta, dtype=np.float64)
+    if beta.ndim != 2 or 0 in beta.shape or not np.all(np.isfinite(beta)) or beta.min() < 0:
+        raise InputError(f"beta must be a finite non-negative K x V matrix, got shape {beta.shape}")
+    beta = beta / beta.sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        plogp = np.where(beta > 0, beta * np.log(beta), 0.0).sum(axis=1)
+        n_topics = beta.shape[0]
+        divergence = np.zeros((n_topics, n_topics))
+        for k in range(n_topics):
+            mixture = 0.5 * (beta[k] + beta[k + 1:])
+            cross = np.where(mixture > 0, mixture * np.log(mixture), 0.0).sum(axis=1)
+            # JSD = H(m) - (H(p) + H(q)) / 2 with H(x) = -sum x log x
+            divergence[k, k + 1:] = 0.5 * (plogp[k] + plogp[k + 1:]) - cross
+    divergence = np.clip(divergence + divergence.T, 0.0, np.log(2.0))
+    return np.sqrt(divergence / np.log(2.0))
+
+
+def classical_mds(distances, n_dimensions: int = 2) -> np.ndarray:
+    """Points (n x ``n_dimensions``) whose Euclidean distances best match ``distances``
+    (Torgerson's classical scaling): B = -J D^2 J / 2 with J the centring matrix, coordinates
+    from B's largest eigenvalues (negative ones clipped to 0, their axes left at 0). Exact when
+    the distances are Euclidean in that many dimensions. Each axis' sign is fixed (its
+    largest-magnitude coordinate positive) so the map is deterministic."""
+    distances = np.asarray(distances, dtype=np.float64)
+    n = distances.shape[0]
+    if distances.shape != (n, n):
+        raise InputError(f"distances must be a square matrix, got shape {distances.shape}")
+    centring = np.eye(n) - 1.0 / n
+    inner = -0.5 * centring @ (distances ** 2) @ centring
+    values, vectors = np.linalg.eigh(0.5 * (inner + inner.T))
+    order = np.argsort(-values, kind="stable")[:n_dimensions]
+    points = np.zeros((n, n_dimensions))
+    for axis, index in enumerate(order):
+        vector = vectors[:, index]
+        vector = vector * (1.0 if vector[np.argmax(np.abs(vector))] >= 0 else -1.0)
+        points[:, axis] = vector * np.sqrt(max(values[index], 0.0))
+    return points
+
+
+def topic_map(beta) -> np.ndarray:
+    """K x 2 coordinates of the topics: classical MDS of their Jensen-Shannon distances."""
+    return classical_mds(jensen_shannon_distances(beta), 2)
