@@ -1,0 +1,172 @@
+"""Bit identity: refactoring must not change what a seed trains (issue 18).
+
+Each case trains a small model on a synthetic corpus made here with a fixed seed and compares
+the sha256 of its float64 ``components_`` and ``doc_topic_prior_`` (and, for a few cases, of
+``transform``) with a fingerprint recorded from main before the issue-18 refactoring began
+(commit ad67d6e). A difference of one bit anywhere fails. When a change is *meant* to alter the
+numbers, rerun this module as a script (``PYTHONPATH=src python tests/test_bit_identity.py``) to
+print the new fingerprints, and say in the commit why they moved.
+
+One thread: results do not depend on the thread count (tests/test_thread_determinism.py), and
+one thread is the cheap way to run on a shared machine.
+"""
+
+import hashlib
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from streamtopics.corpus.synthetic import generate_synthetic
+from streamtopics.estimators import CVB0LDA, GibbsLDA, OnlineLDA
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+
+def _corpus():
+    corpus, _ = generate_synthetic(n_topics=3, n_words=30, n_documents=120, mean_length=15,
+                                   seed=18)
+    return corpus
+
+
+def _online(method, **extra):
+    def train(corpus):
+        model = OnlineLDA(3, method=method, batch_size=25, local_passes=5, n_passes=2,
+                          random_state=7, **extra).fit(corpus)
+        return model, model.transform(corpus.counts[:10])
+    return train
+
+
+def _online_auto(corpus):
+    model = OnlineLDA(3, method="g-oem", batch_size=25, local_passes=5, random_state=7).fit(corpus)
+    return model, None
+
+
+def _online_partial(corpus):
+    model = OnlineLDA(3, method="v-oem", local_passes=5, random_state=7)
+    for start in range(0, corpus.n_documents, 40):
+        model.partial_fit(corpus.counts[start:start + 40])
+    return model, None
+
+
+def _online_stream(corpus):
+    """`train_stream` over a docword file: its minibatches are the model"s ``batch_size``."""
+    from streamtopics.corpus.writer import write_corpus_dir
+    from streamtopics.training import train_stream
+    with tempfile.TemporaryDirectory() as folder:
+        path = write_corpus_dir(corpus, folder) / "train.docword.txt"
+        model = OnlineLDA(3, method="g-oem", batch_size=30, local_passes=5, n_passes=1,
+                          random_state=7)
+        train_stream(model, path)
+    return model, None
+
+
+def _gibbs(sampler, estimator="p"):
+    def train(corpus):
+        model = GibbsLDA(3, iterations=30, burn_in=10, lag=2, n_samples=3, sampler=sampler,
+                         estimator=estimator, random_state=7)
+        model.fit(corpus)
+        return model, model.transform(corpus.counts[:10])
+    return train
+
+
+def _gibbs_optimised(corpus):
+    model = GibbsLDA(3, iterations=30, burn_in=10, lag=2, n_samples=3, n_chains=2,
+                     optimize_alpha=True, optimize_eta=True, optimize_interval=5, random_state=7)
+    return model.fit(corpus), None
+
+
+def _cvb0(corpus):
+    model = CVB0LDA(3, iterations=20, transform_iterations=10, random_state=7).fit(corpus)
+    return model, model.transform(corpus.counts[:10])
+
+
+CASES = {
+    "g-oem": _online("g-oem"),
+    "g-oem++": _online("g-oem++"),
+    "v-oem": _online("v-oem"),
+    "v-oem++": _online("v-oem++"),
+    "olda": _online("olda"),
+    "svb": _online("svb"),
+    "splda": _online("splda"),
+    "sgs": _online("sgs"),
+    "vargibbs": _online("vargibbs"),
+    "batch-vb": _online("batch-vb"),
+    "g-oem averaged": _online("g-oem", averaging=True),
+    "olda updated eta": _online("olda", update_topic_word_prior=True),
+    "g-oem auto passes": _online_auto,
+    "v-oem partial_fit": _online_partial,
+    "g-oem train_stream": _online_stream,
+    "GibbsLDA sparse": _gibbs("sparse"),
+    "GibbsLDA dense standard": _gibbs("dense", "standard"),
+    "GibbsLDA optimised priors": _gibbs_optimised,
+    "CVB0LDA": _cvb0,
+}
+
+
+def _digest(array) -> str:
+    data = np.ascontiguousarray(np.asarray(array, dtype=np.float64))
+    return hashlib.sha256(data.tobytes()).hexdigest()[:16]
+
+
+def fingerprint(case: str) -> dict:
+    model, proportions = CASES[case](_corpus())
+    return {"components": _digest(model.components_), "alpha": _digest(model.doc_topic_prior_),
+            "transform": None if proportions is None else _digest(proportions),
+            "first": float(np.asarray(model.components_)[0, 0])}
+
+
+# Recorded on main at ad67d6e (before the issue-18 refactoring) with one numba thread.
+GOLDEN = {  # case: components, alpha, transform (sha256 prefixes), components_[0, 0]
+    "CVB0LDA": dict(components="e92feae914351fed", alpha="0351a20942b1eef0",
+        transform="3d73486ea502946b", first=0.04821735629983416),
+    "GibbsLDA dense standard": dict(components="1d00df1e89f311dc", alpha="0351a20942b1eef0",
+        transform="775cb113cbb3d062", first=0.04766306738362291),
+    "GibbsLDA optimised priors": dict(components="f8235791f01ccba1", alpha="02501eadf47d4aaf",
+        transform=None, first=0.04666370201804849),
+    "GibbsLDA sparse": dict(components="1f24744acffe639e", alpha="0351a20942b1eef0",
+        transform="9a27cf45da9fc49c", first=0.04741306782654662),
+    "batch-vb": dict(components="06c7da0bcb373319", alpha="ab5d3ff1118f719e",
+        transform="84d880d00e1eee31", first=0.02609420026759855),
+    "g-oem": dict(components="55ad9c77fa80a9d0", alpha="dc226871791af8f6",
+        transform="8ab2f8289040a81a", first=0.0030535529665124167),
+    "g-oem auto passes": dict(components="a52a1c985d757920", alpha="61741e23a1c68235",
+        transform=None, first=0.00187538827372141),
+    "g-oem averaged": dict(components="c9ba7af35f590abb", alpha="f41186c9b8b0ae43",
+        transform="bdbb1ece6086a984", first=0.007375699945236061),
+    "g-oem train_stream": dict(components="9aa1164ced6e208c", alpha="bf69ba9574ab9833",
+        transform=None, first=0.015557378032788758),
+    "g-oem++": dict(components="ea88919cecc98eaf", alpha="0cf9b0b101122bec",
+        transform="d8934c5335afa27c", first=0.0014522877651069808),
+    "olda": dict(components="d4d7f3737555b0f6", alpha="5187f3c8838a251f",
+        transform="9399c3ba626c3756", first=0.0031638529815406886),
+    "olda updated eta": dict(components="d9def0e1a3e35b28", alpha="364784529f5008bb",
+        transform="3f5631a74c69a9ae", first=0.002990421003639626),
+    "sgs": dict(components="464e3ff2c223aca9", alpha="ab5d3ff1118f719e",
+        transform="7da34981bda9f865", first=0.010601808543810412),
+    "splda": dict(components="dde1cadd1c50cd65", alpha="6e95b54d47e0abd3",
+        transform="efc80d9a23cb2b29", first=0.0029613831115523344),
+    "svb": dict(components="1a23f9c947aaf81a", alpha="02ef07ed7ae63f23",
+        transform="40acfdf6b2e3cd9e", first=0.008187132053539197),
+    "v-oem": dict(components="0540e3a6c925a582", alpha="7b61e7a15b34a4e2",
+        transform="a1c3ac6a562ec8fd", first=0.0028684532378111523),
+    "v-oem partial_fit": dict(components="0f561db81f31d826", alpha="725a6dcd01c92f1f",
+        transform=None, first=0.027007256875880657),
+    "v-oem++": dict(components="af278a24bc31a723", alpha="7aca300ec88b22e7",
+        transform="5769d8f097819830", first=0.001172518811863035),
+    "vargibbs": dict(components="92605181eed6013b", alpha="ab5d3ff1118f719e",
+        transform="53923e5393811d08", first=0.0035179487001388916),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_same_numbers_as_before_the_refactoring(case):
+    assert fingerprint(case) == GOLDEN[case]
+
+
+if __name__ == "__main__":
+    import numba
+    numba.set_num_threads(1)
+    for name in sorted(CASES):
+        print(f"    {name!r}: {fingerprint(name)!r},")  # paste into GOLDEN
