@@ -6,6 +6,7 @@ import itertools
 
 import numba
 import numpy as np
+import scipy.sparse as sp
 import pytest
 from scipy.stats import chisquare
 
@@ -210,10 +211,14 @@ def test_document_soft_counts_are_the_one_step_expectation():
         assert out.sum() == pytest.approx(words.size)
 
 
-def copies(words, n):
-    tokens = np.tile(words, n)
-    offsets = np.arange(n + 1, dtype=np.int64) * words.size
-    return tokens, offsets
+def independent_chains(phi, alpha, words, n, burn_in, seed):
+    """Theta and theta^p of ``n`` independent chains on one document, one sample each (n x K):
+    chains have their own streams (copies of a document would share one: streams are keyed by
+    the document's content)."""
+    prediction = cgs.predict_doc_topics(phi, alpha, words, np.array([0, words.size]),
+                                        burn_in=burn_in, n_samples=1, n_chains=n, seed=seed,
+                                        per_sample=True)
+    return prediction.theta[0], prediction.theta_p[0]
 
 
 def test_prediction_sampler_reaches_the_exact_posterior():
@@ -222,11 +227,9 @@ def test_prediction_sampler_reaches_the_exact_posterior():
     phi, alpha, words = prediction_setup()
     words = words[:4]
     n = 4000
-    tokens, offsets = copies(words, n)
-    prediction = cgs.predict_doc_topics(phi, alpha, tokens, offsets, burn_in=15, n_samples=1,
-                                        seed=3, per_sample=True)
+    theta, _ = independent_chains(phi, alpha, words, n, burn_in=15, seed=3)
     total = alpha.sum() + words.size
-    counts = np.rint(prediction.theta[:, 0] * total - alpha).astype(int)
+    counts = np.rint(theta * total - alpha).astype(int)
     rows, probability = naive.document_posterior(words, phi, alpha)
     exact = {}
     for z, p in zip(rows, probability):
@@ -245,16 +248,14 @@ def test_theta_p_is_a_rao_blackwellisation():
     theta^p and theta from one sample both average to the exact posterior mean of theta
     (eq. 14), and theta^p's variance is several times smaller."""
     phi, alpha, words = prediction_setup()
-    tokens, offsets = copies(words, 3000)
-    prediction = cgs.predict_doc_topics(phi, alpha, tokens, offsets, burn_in=20, n_samples=1,
-                                        seed=5)
+    theta, theta_p = independent_chains(phi, alpha, words, 3000, burn_in=20, seed=5)
     rows, probability = naive.document_posterior(words, phi, alpha)
     counts = np.stack([np.bincount(z, minlength=3) for z in rows])
     exact_mean = probability @ ((counts + alpha) / (words.size + alpha.sum()))
-    for estimate in (prediction.theta, prediction.theta_p):
+    for estimate in (theta, theta_p):
         standard_error = estimate.std(axis=0) / np.sqrt(len(estimate))
         assert np.all(np.abs(estimate.mean(axis=0) - exact_mean) < 4 * standard_error + 1e-12)
-    assert prediction.theta_p.var(axis=0).sum() < 0.7 * prediction.theta.var(axis=0).sum()
+    assert theta_p.var(axis=0).sum() < 0.7 * theta.var(axis=0).sum()
 
 
 def test_prediction_is_independent_of_thread_count():
@@ -354,6 +355,20 @@ def test_same_seed_same_model_and_transform_leaves_model_alone(small):
     np.testing.assert_array_equal(a.transform(test), first)
     np.testing.assert_array_equal(a.components_, before)
     np.testing.assert_allclose(first.sum(axis=1), 1.0)
+
+
+def test_transform_of_a_document_does_not_depend_on_its_row(small):
+    """Issue 11, 1b: prediction streams are keyed by the document's content, not its row."""
+    train, test = small
+    model = GibbsLDA(3, iterations=20, burn_in=5, n_samples=2, n_chains=2,
+                     random_state=0).fit(train)
+    counts = test.counts
+    proportions = model.transform(counts)
+    order = np.random.default_rng(1).permutation(counts.shape[0])
+    np.testing.assert_array_equal(model.transform(counts[order]), proportions[order])
+    np.testing.assert_array_equal(model.transform(counts[::-1])[::-1], proportions)
+    twice = sp.vstack([counts[:1], counts[:1]]).tocsr()
+    np.testing.assert_array_equal(model.transform(twice), proportions[[0, 0]])
 
 
 def test_several_chains_keep_the_most_likely(small):

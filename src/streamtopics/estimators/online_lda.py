@@ -14,7 +14,6 @@ E_q[beta_0] = beta_0, and report E_q[beta] as ``components_``.
 
 from __future__ import annotations
 
-import hashlib
 import numbers
 from collections import Counter
 from pathlib import Path
@@ -27,6 +26,7 @@ from ..corpus.preprocess import STOP_WORD, UNKNOWN, document_parts, load_stopwor
 from ..engine import OnlineEM, initial_parameters
 from ..errors import InputError
 from ..inference.minibatch import Minibatch
+from ..kernels.random import content_key
 from ..inference.presets import (PRESETS, Method, build_parts, default_topic_word_prior,
                                  resolve_method)
 from . import auto_passes
@@ -46,15 +46,10 @@ def _counts_and_vocabulary(documents) -> tuple[sp.csr_matrix, np.ndarray | None]
 
 
 def content_stream(document: sp.csr_matrix) -> int:
-    """A random-stream key (< 2^62, the training steps' keys are their small step numbers) from
-    a one-row count matrix's word ids and counts: equal documents get equal streams wherever
-    they stand."""
+    """The random-stream key of a one-row count matrix (`kernels.random.content_key`)."""
     document = document.copy()
     document.sort_indices()
-    digest = hashlib.blake2b(np.ascontiguousarray(document.indices, dtype=np.int64).tobytes()
-                             + b"|" + np.ascontiguousarray(document.data, dtype=np.int64).tobytes(),
-                             digest_size=8).digest()
-    return int.from_bytes(digest, "little") >> 2
+    return content_key(document.indices, document.data)
 
 
 # Reason, in `OnlineLDA.text_report_`, for new words refused because the vocabulary is full.

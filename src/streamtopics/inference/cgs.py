@@ -26,6 +26,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.special import digamma, gammaln
 
 from ..kernels import cgs as kernels
+from ..kernels.random import content_keys
 
 SAMPLERS = ("sparse", "dense")
 ESTIMATORS = ("standard", "p")
@@ -328,8 +329,9 @@ def predict_doc_topics(phi: np.ndarray, alpha, tokens, offsets, *, burn_in: int 
     Each document's chain starts by adding its tokens one by one (each drawn given the previous
     ones), runs ``burn_in`` sweeps, then keeps ``n_samples`` states ``lag`` sweeps apart; both
     estimators are computed from the same states (as in section 5.3) and averaged over samples
-    and ``n_chains`` independent chains. Documents are independent: they run in parallel, and
-    per-document random streams make the result independent of the thread count.
+    and ``n_chains`` independent chains. Documents are independent: they run in parallel, each
+    with a random stream keyed by the seed and its content (word ids and counts), so a
+    document's result depends neither on the thread count nor on its row or neighbours.
     """
     phi = np.asarray(phi, dtype=np.float64)
     n_topics = phi.shape[0]
@@ -355,7 +357,8 @@ def predict_doc_topics(phi: np.ndarray, alpha, tokens, offsets, *, burn_in: int 
                               token_word.astype(np.int64).ravel(), doc_word_offsets,
                               (doc_words % n_rows).astype(np.int32), phi_rows,
                               smoothing_cumulative, alpha, int(burn_in), int(lag), int(n_samples),
-                              int(n_chains), int(seed), _PREDICTION_STREAM, standard, soft)
+                              int(n_chains), int(seed), _PREDICTION_STREAM,
+                              content_keys(tokens, offsets), standard, soft)
     if not per_sample:
         standard /= n_chains * n_samples
         soft /= n_chains * n_samples

@@ -455,10 +455,11 @@ def _predict_sweep(rows, assignments, doc_topic_counts, doc_topics, doc_position
 @njit(cache=True, parallel=True)
 def predict_documents(rows, offsets, token_word, doc_word_offsets, word_rows, phi_rows,
                       smoothing_cumulative, alpha, burn_in, lag, n_samples, n_chains, seed,
-                      stream_base, standard_counts, soft_counts):
+                      stream_base, doc_keys, standard_counts, soft_counts):
     """Gibbs sampling of new documents with phi fixed (equation 4), documents in parallel.
 
-    For each document and chain c (stream (seed, stream_base + c, d)): sequential
+    For each document and chain c (stream (seed, stream_base + c, doc_keys[d]), the key a hash
+    of the document's content, so its result does not depend on its row): sequential
     initialisation (sweep 0), then sweeps; the states after sweeps burn_in, burn_in + lag, ...
     (n_samples of them) are samples. For sample number r = c * n_samples + s, the hard counts
     n_dk are added to ``standard_counts[d, slot]`` and the soft counts of
@@ -483,7 +484,7 @@ def predict_documents(rows, offsets, token_word, doc_word_offsets, word_rows, ph
         weights = np.empty(n_topics)
         state = np.empty(1, dtype=np.uint64)
         for c in range(n_chains):
-            state[0] = stream_seed(seed, stream_base + c, d)
+            state[0] = stream_seed(seed, stream_base + c, doc_keys[d])
             doc_topic_counts[:] = 0
             doc_position[:] = -1
             n_doc_topics = _predict_sweep(doc_rows, assignments, doc_topic_counts, doc_topics,

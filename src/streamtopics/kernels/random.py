@@ -4,9 +4,15 @@ Each document gets its own stream seeded from (seed, minibatch index, document i
 SplitMix64 (Steele, Lea & Flood 2014), so a parallel loop over documents draws exactly the same
 numbers whatever the thread count or scheduling. A stream's state is one uint64 held in a
 length-1 array, advanced in place.
+
+Inference on new documents (``transform``) keys a document's stream by its content instead
+(`content_key`: a hash of its word ids and counts), so that its result never depends on its row
+or its neighbours.
 """
 
 from __future__ import annotations
+
+import hashlib
 
 import numpy as np
 from numba import njit, uint64
@@ -54,3 +60,23 @@ def random_permutation(state, n, out):
     for i in range(n - 1, 0, -1):
         j = int(next_uniform(state) * (i + 1))
         out[i], out[j] = out[j], out[i]
+
+
+def content_key(word_ids: np.ndarray, counts: np.ndarray) -> int:
+    """A stream key (< 2^62) from a document's distinct word ids (increasing) and their counts:
+    equal documents get equal keys wherever they stand. Training streams are keyed by small
+    step numbers, so a collision with them has probability about 2^-62."""
+    digest = hashlib.blake2b(np.ascontiguousarray(word_ids, dtype=np.int64).tobytes() + b"|"
+                             + np.ascontiguousarray(counts, dtype=np.int64).tobytes(),
+                             digest_size=8).digest()
+    return int.from_bytes(digest, "little") >> 2
+
+
+def content_keys(word_ids: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """`content_key` of each document of a flat token array (document d's tokens at
+    ``word_ids[offsets[d]:offsets[d+1]]``, in any order)."""
+    keys = np.empty(len(offsets) - 1, dtype=np.int64)
+    for d in range(keys.size):
+        words, counts = np.unique(word_ids[offsets[d]:offsets[d + 1]], return_counts=True)
+        keys[d] = content_key(words, counts)
+    return keys
