@@ -29,6 +29,7 @@ import io
 import os
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -468,9 +469,12 @@ def train_stream(model, source, *, batch_size: int | None = None, n_passes: int 
         a raw text or JSON-lines file (`stream_minibatches`), ``"-"`` for stdin or an open
         binary stream (text or JSON lines, `LineStream`; one pass), or any iterable of
         minibatches (`Corpus`, count matrices), taken as they come.
-    batch_size, n_passes : documents per minibatch and passes over the source; default the
-        model's ``batch_size`` and ``n_passes`` ("auto": one pass). A stream or an iterator
-        allows one pass.
+    n_passes : passes over the source; default the model's ``n_passes`` ("auto": one pass).
+        A stream or an iterator allows one pass. Minibatches have the model's ``batch_size``
+        (its one owner, saved with the model).
+    batch_size : deprecated (FutureWarning), removed in the next release: sets the model's
+        ``batch_size`` (``model.set_params(batch_size=...)``) so that the model file records
+        the size it was trained at. Set it on the model instead.
     vocabulary : the vocabulary of raw text (a word list or vocab file; default the fitted
         model's), or of a docword file (default its ``vocab.*`` sibling).
 
@@ -498,7 +502,13 @@ def train_stream(model, source, *, batch_size: int | None = None, n_passes: int 
     if not hasattr(model, "partial_fit"):
         raise TypeError(f"{type(model).__name__} has no partial_fit: train_stream trains online "
                         f"estimators such as OnlineLDA")
-    batch_size = int(model.batch_size if batch_size is None else batch_size)
+    if batch_size is not None:
+        warnings.warn("train_stream(batch_size=...) is deprecated and will be removed in the "
+                      "next release: the model owns its batch size, set it there "
+                      "(OnlineLDA(batch_size=...) or model.set_params(batch_size=...))",
+                      FutureWarning, stacklevel=2)
+        model.set_params(batch_size=batch_size)
+    batch_size = int(model.batch_size)
     if n_passes is None:
         # "auto" (`OnlineLDA`'s default) holds documents out of a corpus in memory; a stream
         # gets one pass unless told otherwise.

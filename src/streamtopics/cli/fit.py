@@ -207,8 +207,7 @@ def _train_streaming(model, args) -> tuple[int, int, float, dict]:
         raise InputError("--resume needs a checkpoint: --resume PATH or --checkpoint PATH")
     with progress(total=None, desc=args.method) as bar:
         result = train_stream(
-            model, args.corpus, batch_size=args.batch_size,
-            n_passes=1 if args.passes == "auto" else args.passes,
+            model, args.corpus, n_passes=1 if args.passes == "auto" else args.passes,
             vocabulary=args.vocabulary, format=args.format, text_field=args.text_field,
             split=args.split, checkpoint=checkpoint, checkpoint_every=args.checkpoint_every,
             resume=args.resume is not None,

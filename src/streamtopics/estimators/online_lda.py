@@ -55,6 +55,11 @@ def content_stream(document: sp.csr_matrix) -> int:
 # Reason, in `OnlineLDA.text_report_`, for new words refused because the vocabulary is full.
 VOCABULARY_FULL = "new word, vocabulary full (max_vocabulary)"
 
+# Documents per E-step chunk of a full-batch step (batch-vb): bounds its memory; the chunks'
+# statistics are merged exactly (`OnlineEM.batch_step`), so only the order of float sums
+# depends on it. Not a model parameter: ``batch_size`` is the minibatch size of online methods.
+FULL_BATCH_CHUNK = 100
+
 
 def _is_integer(value) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
@@ -68,9 +73,10 @@ class OnlineLDA(TopicModelEstimator):
     n_topics : K >= 1.
     method : preset name ("g-oem", "g-oem++", "v-oem", "v-oem++", "olda", "svb", "splda", "sgs",
         "vargibbs", "batch-vb"; see docs/methods.md) or a `Method`.
-    batch_size : documents per minibatch in `fit` (the paper: 100). `partial_fit` takes the
-        documents it is given as one minibatch. For full-batch methods (batch-vb) the chunk size
-        of the E-step.
+    batch_size : documents per minibatch in `fit` and `streamtopics.training.train_stream`
+        (the paper: 100); the one owner of the minibatch size. `partial_fit` takes the documents
+        it is given as one minibatch. Full-batch methods (batch-vb) have no minibatch: each step
+        is the whole corpus, its E-step run in chunks of `FULL_BATCH_CHUNK` documents.
     local_passes : P, local Gibbs or variational passes per document (the paper: 20).
     step_offset, step_decay : rho_i = (step_offset + i)^-step_decay for polynomial step sizes;
         step_decay (kappa) in (0, 1] (the paper: 0 and 0.5).
@@ -191,11 +197,16 @@ class OnlineLDA(TopicModelEstimator):
                 "update_topic_word_prior": bool(self.update_topic_word_prior)}
 
     # --- training ------------------------------------------------------------------------------
+    def _first_step_rows(self, method: Method) -> int:
+        """Documents of the first minibatch `fit` takes (of the first chunk, full batch)."""
+        return FULL_BATCH_CHUNK if method.full_batch else self.batch_size
+
     def _start(self, counts: sp.csr_matrix, vocabulary, first_batch_rows: int | None = None,
                corpus_size: int | None = None) -> None:
         """Validate parameters and initialise (beta_0, alpha_0) and the engine; s_0 gets the mean
-        length of the first ``first_batch_rows`` documents (default ``batch_size``);
-        ``corpus_size`` is D when the parameter is None (`fit`: the corpus' documents)."""
+        length of the first ``first_batch_rows`` documents (default: those of `fit`'s first
+        minibatch, `_first_step_rows`); ``corpus_size`` is D when the parameter is None (`fit`:
+        the corpus' documents)."""
         method = self._validated_method()
         n_docs, n_words = counts.shape
         if n_docs == 0:
@@ -211,7 +222,7 @@ class OnlineLDA(TopicModelEstimator):
         seed = int(rng.integers(0, 2**63 - 1))
         self._engine = OnlineEM(parts.local, parts.parameters, parts.step_size, parts.alpha_update,
                                 boosted=parts.boosted, averaging=bool(self.averaging), seed=seed)
-        rows = self.batch_size if first_batch_rows is None else first_batch_rows
+        rows = self._first_step_rows(method) if first_batch_rows is None else first_batch_rows
         lengths = np.asarray(counts[:rows].sum(axis=1)).ravel()
         self._engine.initialize(beta, alpha, document_length=max(float(lengths.mean()), 1.0))
         self.method_ = method
@@ -222,7 +233,8 @@ class OnlineLDA(TopicModelEstimator):
     def fit(self, X, y=None, *, callback=None) -> "OnlineLDA":
         """Train from scratch on ``X`` (a `Corpus`, sparse or dense D x V counts): ``n_passes``
         passes of consecutive minibatches of ``batch_size`` documents, in corpus order (for a
-        full-batch method, ``n_passes`` steps each over the whole corpus). Bayesian methods take
+        full-batch method, ``n_passes`` steps each over the whole corpus, in chunks of
+        `FULL_BATCH_CHUNK`). Bayesian methods take
         D = ``corpus_size``, or the number of documents of ``X`` when it is None.
         ``callback(model, report)`` is called after every step with a `StepReport`."""
         counts, vocabulary = _counts_and_vocabulary(X)
@@ -255,11 +267,11 @@ class OnlineLDA(TopicModelEstimator):
         self.validation_scores_ = None if schedule is None else schedule.scores
         return self
 
-    def _chunks(self, counts: sp.csr_matrix):
-        """``counts`` as consecutive minibatches of ``batch_size`` documents, each knowing its
-        first document's index (so their random streams are those of the whole)."""
-        return (Minibatch.from_counts(counts[start:start + self.batch_size], first_document=start)
-                for start in range(0, counts.shape[0], self.batch_size))
+    def _chunks(self, counts: sp.csr_matrix, size: int = FULL_BATCH_CHUNK):
+        """``counts`` as consecutive chunks of ``size`` documents for one batch step, each
+        knowing its first document's index (so their random streams are those of the whole)."""
+        return (Minibatch.from_counts(counts[start:start + size], first_document=start)
+                for start in range(0, counts.shape[0], size))
 
     def partial_fit(self, X, y=None) -> "OnlineLDA":
         """One online EM step with the documents of ``X`` as the minibatch. The first call
