@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..corpus.corpus import Corpus
+from ..corpus.corpus import Corpus, aligned_counts
 from ..corpus.readers import load_corpus
 from ..errors import InputError, ModelFileError
 from ..estimators import load_estimator
@@ -23,7 +23,6 @@ from ..inference.cvb0 import predict_cvb0
 from ..persistence import load_topic_parameters
 from ..reporting.html import build_report, read_training_curve, write_report
 from .common import add_json_flag, emit, report_reading
-from .transform import aligned_counts
 
 
 def _positive(text: str) -> int:

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 
+from ..corpus.corpus import aligned_counts
 from ..corpus.readers import load_corpus
 from ..errors import InputError
 from ..estimators import load_estimator
@@ -32,20 +32,6 @@ def register(subparsers) -> None:
                         help="also write the D x K proportions to FILE (.npy or .csv)")
     add_json_flag(parser)
     parser.set_defaults(run=run)
-
-
-def aligned_counts(corpus, vocabulary: np.ndarray) -> tuple[sp.csr_matrix, int]:
-    """The corpus' counts with columns in the model's vocabulary order, and the number of
-    tokens whose word the model does not know (dropped)."""
-    if np.array_equal(corpus.vocabulary, vocabulary):
-        return corpus.counts, 0
-    position = {word: i for i, word in enumerate(vocabulary)}
-    columns = np.array([position.get(word, -1) for word in corpus.vocabulary], dtype=np.int64)
-    counts = corpus.counts.tocoo()
-    known = columns[counts.col] >= 0
-    mapped = sp.csr_matrix((counts.data[known], (counts.row[known], columns[counts.col[known]])),
-                           shape=(corpus.n_documents, vocabulary.size))
-    return mapped, int(counts.data[~known].sum())
 
 
 def run(args) -> int:

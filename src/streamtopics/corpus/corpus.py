@@ -234,3 +234,28 @@ class Corpus:
                  else np.arange(self.n_documents))
         for start in range(0, self.n_documents, size):
             yield self[order[start:start + size]]
+
+
+def aligned_counts(corpus, vocabulary: np.ndarray) -> tuple[sp.csr_matrix, int]:
+    """The corpus' counts with columns in the model's vocabulary order, and the number of
+    tokens whose word the model does not know (dropped)."""
+    vocabulary = np.asarray(vocabulary, dtype=str)
+    if np.array_equal(corpus.vocabulary, vocabulary):
+        return corpus.counts, 0
+    position = {word: i for i, word in enumerate(vocabulary)}
+    columns = np.array([position.get(word, -1) for word in corpus.vocabulary], dtype=np.int64)
+    counts = corpus.counts.tocoo()
+    known = columns[counts.col] >= 0
+    mapped = sp.csr_matrix((counts.data[known], (counts.row[known], columns[counts.col[known]])),
+                           shape=(corpus.n_documents, vocabulary.size))
+    return mapped, int(counts.data[~known].sum())
+
+
+def document_ids(corpus: Corpus) -> list:
+    """Each document's own id: the ``doc`` field of its metadata when present (the 1-based ids
+    of a corpus directory's meta file), else its 1-based position."""
+    ids: list = list(range(1, corpus.n_documents + 1))
+    for d, metadata in enumerate(corpus.metadata or []):
+        if isinstance(metadata, dict) and "doc" in metadata:
+            ids[d] = metadata["doc"]
+    return ids

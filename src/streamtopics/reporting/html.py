@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ..atomic import atomic_write
-from ..corpus.corpus import Corpus
+from ..corpus.corpus import Corpus, document_ids
 from ..errors import InputError
 from ..evaluation.coherence import npmi_coherence, top_word_ids, umass_coherence
 from .topic_map import topic_map
@@ -102,15 +102,6 @@ def read_training_curve(path) -> list[CurvePoint]:
     return points
 
 
-def _document_ids(corpus: Corpus) -> list[str]:
-    """The corpus' own ids: ``doc`` of its metadata when present, else 1-based positions."""
-    ids = [str(d + 1) for d in range(corpus.n_documents)]
-    for d, metadata in enumerate(corpus.metadata or []):
-        if isinstance(metadata, dict) and "doc" in metadata:
-            ids[d] = str(metadata["doc"])
-    return ids
-
-
 def _excerpt(corpus: Corpus, row: int) -> str:
     """The first `EXCERPT_WORDS` words of a document in reading order when the corpus keeps
     token order, else its words by decreasing count (``word x3``)."""
@@ -127,7 +118,7 @@ def _excerpt(corpus: Corpus, row: int) -> str:
 def _examples(corpus: Corpus, doc_topic: np.ndarray, n_examples: int) -> list[list[ExampleDocument]]:
     """Per topic, the ``n_examples`` non-empty documents with the largest proportion of it
     (ties: earlier document first)."""
-    ids = _document_ids(corpus)
+    ids = [str(i) for i in document_ids(corpus)]
     candidates = np.flatnonzero(corpus.document_lengths > 0)
     examples = []
     for k in range(doc_topic.shape[1]):

@@ -1,11 +1,11 @@
 """A 2-D map of topics: Jensen-Shannon distances between the topics' word distributions,
 projected by classical multidimensional scaling.
 
-This is the "intertopic distance map" of LDAvis (Sievert & Shirley 2014), whose default is the
-same pair: Jensen-Shannon divergence and principal coordinate analysis (Torgerson's classical
-MDS, Gower 1966). Here the distance is the square root of the divergence in bits, which is a
-metric with values in [0, 1] (Endres & Schindelin 2003), so the map's distances are meaningful
-in themselves: 0 for equal topics, 1 for topics with disjoint supports.
+This is the construction of LDAvis' "intertopic distance map" (Sievert & Shirley 2014):
+Jensen-Shannon divergence and principal coordinate analysis (Torgerson's classical MDS, Gower
+1966). LDAvis scales the divergence itself; here the distance is its square root in bits, which
+is a metric with values in [0, 1] (Endres & Schindelin 2003), so the map's distances are
+meaningful in themselves: 0 for equal topics, 1 for topics with disjoint supports.
 """
 
 from __future__ import annotations

@@ -1,0 +1,77 @@
+"""gensim ``LdaModel`` to and from streamtopics models, without pickle.
+
+`to_gensim` builds an ``LdaModel`` whose ``get_topics()`` equals the model's ``components_``:
+gensim keeps a Dirichlet q(beta_k | lambda_k) per topic, here lambda = the model's own
+``lambda_`` for Bayesian methods (olda, svb, ...; unless ``components_`` is an average of
+iterates), else ``pseudo_counts`` x beta, a point mass
+in effect (E_q[log beta] = log beta up to O(1 / pseudo_counts)), so gensim's inference
+(``get_document_topics``, ``inference``) uses the streamtopics topics. Its alpha is the model's
+``doc_topic_prior_``. Save it with gensim's own ``save`` if you want (that one pickles).
+
+`from_gensim` turns a trained ``LdaModel`` into a fitted `CVB0LDA` holding its topics
+(``get_topics()``), alpha, eta and vocabulary: ``transform`` then infers documents by CVB0 with
+those topics fixed, and ``save`` writes the safe streamtopics model file that every command
+(``topics``, ``evaluate``, ``report``) reads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InputError
+from ..estimators.gibbs_lda import CVB0LDA
+
+POINT_MASS = 1e6  # default pseudo counts per topic for point-estimate topics
+
+
+def _dictionary(vocabulary):
+    """A gensim ``Dictionary`` whose ids are the model's columns (gensim's own constructor
+    would sort new words)."""
+    from gensim.corpora import Dictionary
+
+    dictionary = Dictionary()
+    dictionary.token2id = {str(word): i for i, word in enumerate(vocabulary)}
+    return dictionary
+
+
+def to_gensim(model, pseudo_counts: float | None = None, random_state: int = 0):
+    """A gensim ``LdaModel`` with the topics, alpha and vocabulary of the fitted ``model``
+    (see the module docstring for lambda; ``pseudo_counts`` forces lambda = pseudo_counts x
+    beta even for Bayesian models). Needs gensim."""
+    from gensim.models import LdaModel
+
+    beta = np.asarray(model.components_, dtype=np.float64)
+    beta = beta / beta.sum(axis=1, keepdims=True)
+    variational = getattr(model, "lambda_", None) if pseudo_counts is None else None
+    if variational is not None and not np.allclose(
+            variational / variational.sum(axis=1, keepdims=True), beta, rtol=1e-9, atol=0):
+        variational = None  # components_ is not E_q[beta] of lambda_ (averaged iterates)
+    eta = float(getattr(model, "topic_word_prior_", None) or 0.0)
+    if variational is None:
+        if pseudo_counts is not None and not pseudo_counts > 0:
+            raise ValueError(f"pseudo_counts must be positive, got {pseudo_counts!r}")
+        variational = beta * (POINT_MASS if pseudo_counts is None else float(pseudo_counts))
+        eta = 0.0
+    lda = LdaModel(num_topics=beta.shape[0], id2word=_dictionary(model.vocabulary_),
+                   alpha=np.asarray(model.doc_topic_prior_, dtype=np.float64),
+                   eta=max(eta, 1e-300), dtype=np.float64, random_state=random_state)
+    lda.state.sstats[...] = np.asarray(variational, dtype=np.float64) - lda.eta
+    lda.sync_state()
+    return lda
+
+
+def from_gensim(lda, transform_iterations: int = 50) -> CVB0LDA:
+    """A fitted `CVB0LDA` holding a gensim ``LdaModel``'s topics, alpha, eta and vocabulary."""
+    topics = np.asarray(lda.get_topics(), dtype=np.float64)
+    alpha = np.asarray(lda.alpha, dtype=np.float64)
+    eta = np.asarray(lda.eta, dtype=np.float64)
+    if lda.id2word is None or len(lda.id2word) != topics.shape[1]:
+        raise InputError("the gensim model needs its id2word dictionary (one word per column)")
+    model = CVB0LDA(n_topics=topics.shape[0], alpha=float(alpha.mean()), eta=float(eta.mean()),
+                    transform_iterations=transform_iterations)
+    model.components_ = topics / topics.sum(axis=1, keepdims=True)
+    model.doc_topic_prior_ = alpha
+    model.topic_word_prior_ = float(eta.mean())
+    model.vocabulary_ = np.asarray([lda.id2word[i] for i in range(topics.shape[1])], dtype=str)
+    model.n_iter_ = 0
+    return model
