@@ -10,16 +10,10 @@ For minibatch i (1-based) with step size rho_i:
     callbacks(engine, report)
 
 The engine does not know how expectations are estimated, how topics are parameterised, nor
-which step size or alpha update is used: those are the parts of `inference.presets`, and this is
-all it asks of them:
-
-* local estimator: ``passes`` (P) and ``begin(minibatch, K, seed, minibatch_index) -> run`` with
-  ``run.advance(word_weights U x K, alpha, n_passes)``, ``run.statistics() -> MinibatchStats``
-  (the current estimate, summed over documents) and ``run.doc_topic() -> B x K``;
-* parameterisation (`inference.global_parameters`): ``initial_stats``, ``word_weights``,
-  ``row_affine``;
-* step size: ``step_size(i, minibatch documents, documents seen) -> rho_i``;
-* alpha update: ``alpha_update(alpha_{i-1}, s_i, minibatch statistics, rho_i) -> alpha``.
+which step size or alpha update is used: those are the parts, each a `typing.Protocol` of
+`streamtopics.inference.parts` (`LocalEstimator` and its `LocalRun`, `Parameterisation`,
+`StepSize`, `AlphaUpdate`, and the `EStepMap` of a batch step), whose choices
+`inference.presets` names.
 
 After the M-step the parameterisation may update its own prior (``after_step``: eta of Bayesian
 topics, Hoffman et al. 2010 eq. 9), once per step.
@@ -63,8 +57,10 @@ import numpy as np
 
 from .inference.global_parameters import components_from_affine
 from .inference.minibatch import Minibatch
-from .inference.stats import (AVERAGED_SMALLEST_SCALE, IterateAverage, MinibatchStats,
-                              SufficientStats, stats_from_state_arrays, stats_state_arrays)
+from .inference.parts import (AlphaUpdate, EStepMap, LocalEstimator, Parameterisation, StepSize,
+                              serial_map)
+from .inference.stats import (IterateAverage, MinibatchStats, SufficientStats,
+                              stats_from_state_arrays, stats_state_arrays)
 
 # Random-stream "minibatch index" of transform: no training step reaches it.
 TRANSFORM_STREAM = 2**62
@@ -98,14 +94,17 @@ class StepReport:
 
 
 class OnlineEM:
-    """Algorithm 1 over pluggable parts (see the module docstring)."""
+    """Algorithm 1 over pluggable parts (see the module docstring); ``estep_map`` runs the
+    chunks of a batch step (default: one after the other, here)."""
 
-    def __init__(self, local, parameters, step_size, alpha_update, *, boosted: bool = False,
-                 averaging: bool = False, seed: int = 0):
+    def __init__(self, local: LocalEstimator, parameters: Parameterisation, step_size: StepSize,
+                 alpha_update: AlphaUpdate, *, boosted: bool = False, averaging: bool = False,
+                 seed: int = 0, estep_map: EStepMap = serial_map):
         self.local = local
         self.parameters = parameters
         self.step_size = step_size
         self.alpha_update = alpha_update
+        self.estep_map = estep_map
         self.boosted = bool(boosted)
         self.averaging = bool(averaging)
         self.seed = int(seed)
@@ -190,7 +189,7 @@ class OnlineEM:
         rho = self.step_size(step, batch.n_documents, self.stats.n_documents)
         words = batch.words
         if self.average is not None:
-            self.average.settle(self.stats, None if rho >= 1.0 else words)
+            self.average.before_blend(self.stats, rho, words)
         run = self.local.begin(batch, self.n_topics, self.seed, self.step)
         alpha_previous = self.alpha
         if self.boosted:
@@ -222,26 +221,30 @@ class OnlineEM:
         seen = np.zeros(self.n_words, dtype=bool)
         log_theta = np.zeros(self.n_topics)
         n_documents = n_tokens = 0
-        for batch in batches:
-            self._check_batch(batch)
-            run = self.local.begin(batch, self.n_topics, self.seed, self.step)
-            run.advance(self.parameters.word_weights(self.stats, batch.words), self.alpha,
-                        self.local.passes)
-            statistics = run.statistics()
+        for statistics, batch_tokens in self.estep_map(self._local_statistics, batches):
             word_topic[statistics.words] += statistics.word_topic
             seen[statistics.words] = True
             log_theta += statistics.log_theta
-            n_documents += batch.n_documents
-            n_tokens += batch.n_tokens
+            n_documents += statistics.n_documents
+            n_tokens += batch_tokens
         if n_documents == 0:
             raise ValueError("a batch step needs at least one document")
         words = np.flatnonzero(seen)
         merged = MinibatchStats(words, word_topic[words], log_theta, n_documents, self.n_words)
         rho = self.step_size(step, n_documents, self.stats.n_documents)
         if self.average is not None:
-            self.average.settle(self.stats, None if rho >= 1.0 else words)
+            self.average.before_blend(self.stats, rho, words)
         self._m_step(rho, merged, self.alpha)
         return self._finish_step(step, rho, n_documents, n_tokens, started)
+
+    def _local_statistics(self, batch: Minibatch) -> tuple[MinibatchStats, int]:
+        """One chunk of a batch step: its local estimate with the parameters eta_{i-1}, and
+        its tokens."""
+        self._check_batch(batch)
+        run = self.local.begin(batch, self.n_topics, self.seed, self.step)
+        run.advance(self.parameters.word_weights(self.stats, batch.words), self.alpha,
+                    self.local.passes)
+        return run.statistics(), batch.n_tokens
 
     def _m_step(self, rho, minibatch_stats, alpha_previous, update_alpha: bool = True) -> None:
         self.stats.blend(rho, minibatch_stats)
@@ -253,22 +256,14 @@ class OnlineEM:
         """After the M-step(s): the parameterisation's own update, compaction of the lazy
         scale, the iterate average, the step counter."""
         self.parameters = self.parameters.after_step(self.stats, rho)
-        if self.stats.needs_compaction or (self.average is not None
-                                           and self.stats.scale < AVERAGED_SMALLEST_SCALE):
-            if self.average is not None:
-                self.average.settle(self.stats)
-                self.average.rebase()
+        average = self.average
+        if self.stats.needs_compaction or (average is not None
+                                           and average.needs_compaction(self.stats)):
+            if average is not None:
+                average.restart_sums(self.stats)
             self.stats.compact()
-        if self.average is not None:
-            offset, factor = self.parameters.row_affine(self.stats)
-            # A topic whose statistics jump by orders of magnitude (nearly empty at alpha 1e-6,
-            # then given many tokens) drops its factor far below the factor sum, and the pending
-            # differences of factor sums would cancel catastrophically: rebase first, as for the
-            # lazy scale (row sums of the average were off by 4e-4 without this).
-            if np.any((factor > 0) & (factor < AVERAGED_SMALLEST_SCALE * self.average.factor_sum)):
-                self.average.settle(self.stats)
-                self.average.rebase()
-            self.average.record(offset, factor, self.alpha)
+        if average is not None:
+            average.add_iterate(self.stats, *self.parameters.row_affine(self.stats), self.alpha)
         self.step = step
         return StepReport(step, rho, n_documents, n_tokens, time.perf_counter() - started)
 

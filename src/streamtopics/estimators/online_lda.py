@@ -27,8 +27,8 @@ from ..engine import OnlineEM, initial_parameters
 from ..errors import InputError
 from ..inference.minibatch import Minibatch
 from ..kernels.random import content_key
-from ..inference.presets import (PRESETS, Method, build_parts, default_topic_word_prior,
-                                 resolve_method)
+from ..inference.presets import (PRESETS, Method, PartSettings, build_parts,
+                                 default_topic_word_prior, resolve_method)
 from . import auto_passes
 from .base import NotFittedError, TopicModelEstimator
 
@@ -183,18 +183,18 @@ class OnlineLDA(TopicModelEstimator):
                              f"{self.max_vocabulary!r}")
         return resolve_method(self.method)
 
-    def _settings(self, corpus_size=None) -> dict:
+    def _settings(self, corpus_size=None) -> PartSettings:
         """The hyperparameters the parts are built from; ``corpus_size`` fills D when the
         parameter is None (fit passes the number of documents it trains on), the method's
         default eta fills ``topic_word_prior`` when it is None."""
         size = self.corpus_size if self.corpus_size is not None else corpus_size
         eta = (self.topic_word_prior if self.topic_word_prior is not None
                else default_topic_word_prior(self.method, self.n_topics))
-        return {"local_passes": self.local_passes, "step_offset": float(self.step_offset),
-                "step_decay": float(self.step_decay),
-                "corpus_size": None if size is None else int(size),
-                "topic_word_prior": float(eta),
-                "update_topic_word_prior": bool(self.update_topic_word_prior)}
+        return PartSettings(local_passes=self.local_passes, step_offset=float(self.step_offset),
+                            step_decay=float(self.step_decay),
+                            corpus_size=None if size is None else int(size),
+                            topic_word_prior=float(eta),
+                            update_topic_word_prior=bool(self.update_topic_word_prior))
 
     # --- training ------------------------------------------------------------------------------
     def _first_step_rows(self, method: Method) -> int:
@@ -455,15 +455,13 @@ class OnlineLDA(TopicModelEstimator):
         """lambda (K x V), the variational Dirichlet parameters of the topics of a Bayesian
         method (the last iterate, O(K V)); None for frequentist ones."""
         engine = self._require_fitted()
-        if not hasattr(engine.parameters, "topic_word_lambda"):
-            return None
         return engine.parameters.topic_word_lambda(engine.stats)
 
     @property
     def topic_word_prior_(self):
         """eta, the Dirichlet prior of the topics (of a Bayesian method: after its updates, if
         any; of a frequentist one: 0 for the maximum likelihood M-step)."""
-        return getattr(self._require_fitted().parameters, "topic_word_prior", None)
+        return self._require_fitted().parameters.topic_word_prior
 
     @property
     def n_steps_(self) -> int:
@@ -503,14 +501,15 @@ class OnlineLDA(TopicModelEstimator):
     def _fitted_metadata(self) -> dict:
         engine = self._require_fitted()
         return {"method": self.method_.as_dict(), "step": engine.step, "seed": engine.seed,
-                "settings": self._fitted_settings}
+                "settings": self._fitted_settings.as_dict()}
 
     def _restore_state(self, arrays: dict[str, np.ndarray], metadata: dict) -> None:
         fitted = metadata.get("fitted", {})
         method = Method.from_dict(fitted["method"])
         self.method = method.name if PRESETS.get(method.name) == method else method
         self.method_ = resolve_method(method)
-        self._fitted_settings = {**self._settings(), **fitted.get("settings", {})}
+        self._fitted_settings = PartSettings.of({**self._settings().as_dict(),
+                                                 **fitted.get("settings", {})})
         parts = build_parts(method, self._fitted_settings)
         self._engine = OnlineEM(parts.local, parts.parameters, parts.step_size, parts.alpha_update,
                                 boosted=parts.boosted, averaging=bool(self.averaging),

@@ -101,6 +101,10 @@ class PointEstimate:
     def components(self, stats: SufficientStats) -> np.ndarray:
         return components_from_affine(stats, *self.row_affine(stats))
 
+    def topic_word_lambda(self, stats: SufficientStats) -> None:
+        """None: point-estimated topics have no Dirichlet parameters."""
+        return None
+
     def after_step(self, stats: SufficientStats, rho: float) -> "PointEstimate":
         return self
 

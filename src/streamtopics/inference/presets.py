@@ -12,9 +12,8 @@ Following the thesis (Dupuy 2017, section 3.5.1, Table 4), an online method for 
 plus ``boosted`` (++: the M-step after every local pass, section 3.3) and ``full_batch`` (each
 step's minibatch is the whole corpus: batch EM / batch VB). A preset is just a named `Method`;
 users compose their own by passing a `Method` to `OnlineLDA(method=...)`. The part registries map
-a choice to a factory taking the estimator's hyperparameters (a dict with ``local_passes``,
-``step_offset``, ``step_decay``, ``corpus_size``, ``topic_word_prior``,
-``update_topic_word_prior``), so a new part is one registry entry.
+a choice to a factory taking the estimator's hyperparameters (a `PartSettings`), so a new part is
+one registry entry; each part satisfies its protocol of `inference.parts`.
 
 | preset | local | parameters | step size | alpha | boosted | paper |
 |---|---|---|---|---|---|---|
@@ -38,40 +37,77 @@ docs/methods.md explains each line with the equations.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any, Callable
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Callable, Mapping
 
 from .alpha_updates import Fixed, GammaPrior, MinkaFixedPoint, NewtonStep
 from .estep_gibbs import GibbsEstimator
 from .estep_variational import VariationalEstimator
 from .global_parameters import PointEstimate, VariationalDirichlet
+from .parts import AlphaUpdate, LocalEstimator, Parameterisation, StepSize
 from .schedules import Constant, Incremental, PolynomialDecay
 
-Factory = Callable[[dict], Any]
+
+@dataclass(frozen=True)
+class PartSettings:
+    """The estimator's hyperparameters the parts are built from (`OnlineLDA` fills them from its
+    parameters, and saves them in the model file as a JSON object, `as_dict`).
+
+    ``local_passes``: P of the local estimator; ``step_offset``, ``step_decay``: tau0 and kappa
+    of the polynomial step size; ``corpus_size``: D of Bayesian topics (None: unknown);
+    ``topic_word_prior``: eta, already resolved (`default_topic_word_prior`);
+    ``update_topic_word_prior``: Newton steps on eta (Bayesian topics)."""
+
+    local_passes: int = 20
+    step_offset: float = 0.0
+    step_decay: float = 0.5
+    corpus_size: int | None = None
+    topic_word_prior: float | None = None
+    update_topic_word_prior: bool = False
+
+    @classmethod
+    def of(cls, settings: "PartSettings | Mapping[str, Any]") -> "PartSettings":
+        """``settings`` itself, or the settings named in a mapping (other keys ignored, missing
+        ones at their defaults; model files store the mapping)."""
+        if isinstance(settings, cls):
+            return settings
+        names = {field.name for field in fields(cls)}
+        return cls(**{key: value for key, value in settings.items() if key in names})
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _factory(build: Callable[[PartSettings], Any]) -> Callable[[Any], Any]:
+    """A registry entry: ``build`` called with `PartSettings.of` its argument."""
+    return lambda settings: build(PartSettings.of(settings))
+
+
+Factory = Callable[["PartSettings | Mapping[str, Any]"], Any]
 
 LOCAL_ESTIMATORS: dict[str, Factory] = {
-    "gibbs": lambda settings: GibbsEstimator(passes=settings["local_passes"]),
-    "gibbs-last-sample": lambda settings: GibbsEstimator(passes=settings["local_passes"],
-                                                         last_sample=True),
-    "variational": lambda settings: VariationalEstimator(passes=settings["local_passes"]),
+    "gibbs": _factory(lambda s: GibbsEstimator(passes=s.local_passes)),
+    "gibbs-last-sample": _factory(lambda s: GibbsEstimator(passes=s.local_passes,
+                                                           last_sample=True)),
+    "variational": _factory(lambda s: VariationalEstimator(passes=s.local_passes)),
 }
 GLOBAL_PARAMETERS: dict[str, Factory] = {
-    "point": lambda settings: PointEstimate(0.0),
-    "dirichlet": lambda settings: VariationalDirichlet(
-        corpus_size=settings.get("corpus_size"), topic_word_prior=settings.get("topic_word_prior"),
-        update_prior=bool(settings.get("update_topic_word_prior", False))),
-    "smoothed": lambda settings: PointEstimate(settings.get("topic_word_prior")),
+    "point": _factory(lambda s: PointEstimate(0.0)),
+    "dirichlet": _factory(lambda s: VariationalDirichlet(
+        corpus_size=s.corpus_size, topic_word_prior=s.topic_word_prior,
+        update_prior=bool(s.update_topic_word_prior))),
+    "smoothed": _factory(lambda s: PointEstimate(s.topic_word_prior)),
 }
 STEP_SIZES: dict[str, Factory] = {
-    "polynomial": lambda settings: PolynomialDecay(settings["step_offset"], settings["step_decay"]),
-    "incremental": lambda settings: Incremental(),
-    "constant": lambda settings: Constant(1.0),
+    "polynomial": _factory(lambda s: PolynomialDecay(s.step_offset, s.step_decay)),
+    "incremental": _factory(lambda s: Incremental()),
+    "constant": _factory(lambda s: Constant(1.0)),
 }
 ALPHA_UPDATES: dict[str, Factory] = {
-    "fixed-point": lambda settings: MinkaFixedPoint(),
-    "newton": lambda settings: NewtonStep(),
-    "gamma-prior": lambda settings: GammaPrior(),
-    "fixed": lambda settings: Fixed(),
+    "fixed-point": _factory(lambda s: MinkaFixedPoint()),
+    "newton": _factory(lambda s: NewtonStep()),
+    "gamma-prior": _factory(lambda s: GammaPrior()),
+    "fixed": _factory(lambda s: Fixed()),
 }
 _AXES = {"local": LOCAL_ESTIMATORS, "parameters": GLOBAL_PARAMETERS, "step_size": STEP_SIZES,
          "alpha_update": ALPHA_UPDATES}
@@ -156,19 +192,22 @@ def default_topic_word_prior(method, n_topics: int) -> float:
 
 @dataclass(frozen=True)
 class Parts:
-    local: Any
-    parameters: Any
-    step_size: Any
-    alpha_update: Any
+    """The built parts of one method, ready for `streamtopics.engine.OnlineEM`."""
+
+    local: LocalEstimator
+    parameters: Parameterisation
+    step_size: StepSize
+    alpha_update: AlphaUpdate
     boosted: bool
     full_batch: bool
 
 
-def build_parts(method, settings: dict) -> Parts:
-    """Instantiate the parts of ``method`` with the hyperparameters in ``settings``; a part that
-    cannot be built from them (e.g. Bayesian topics without a corpus size) raises ValueError
-    naming the method."""
+def build_parts(method, settings: "PartSettings | Mapping[str, Any]") -> Parts:
+    """Instantiate the parts of ``method`` with the hyperparameters ``settings`` (a
+    `PartSettings`, or a mapping of its fields); a part that cannot be built from them (e.g.
+    Bayesian topics without a corpus size) raises ValueError naming the method."""
     spec = resolve_method(method)
+    settings = PartSettings.of(settings)
     built = {}
     for axis, registry in _AXES.items():
         try:

@@ -245,6 +245,33 @@ class IterateAverage:
     def alpha(self) -> np.ndarray:
         return self.alpha_sum / self.count
 
+    # --- the engine's calls, once per step -------------------------------------------------------
+    def before_blend(self, stats: SufficientStats, rho: float, words: np.ndarray) -> None:
+        """Settle what the blend of eq. 3 is about to change: the minibatch's ``words``, or
+        every word when rho >= 1 (then the blend rescales all of s1)."""
+        self.settle(stats, None if rho >= 1.0 else words)
+
+    def needs_compaction(self, stats: SufficientStats) -> bool:
+        """Whether the lazy scale is small enough that pending sums would lose digits."""
+        return stats.scale < AVERAGED_SMALLEST_SCALE
+
+    def restart_sums(self, stats: SufficientStats) -> None:
+        """Settle every word and restart the factor sums (before `SufficientStats.compact`, or
+        when a factor is far below the factor sum)."""
+        self.settle(stats)
+        self.rebase()
+
+    def add_iterate(self, stats: SufficientStats, offset: np.ndarray, factor: np.ndarray,
+                    alpha: np.ndarray) -> None:
+        """Record iterate i (after its M-step and any compaction). A topic whose statistics
+        jump by orders of magnitude (nearly empty at alpha 1e-6, then given many tokens) drops
+        its factor far below the factor sum, and the pending differences of factor sums would
+        cancel catastrophically: restart the sums first, as for the lazy scale (row sums of the
+        average were off by 4e-4 without this)."""
+        if np.any((factor > 0) & (factor < AVERAGED_SMALLEST_SCALE * self.factor_sum)):
+            self.restart_sums(stats)
+        self.record(offset, factor, alpha)
+
     def state_arrays(self) -> dict[str, np.ndarray]:
         return {"average_offset_sum": self.offset_sum, "average_factor_sum": self.factor_sum,
                 "average_settled": self.settled, "average_factor_mark": self.factor_mark,
