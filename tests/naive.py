@@ -163,24 +163,34 @@ def token_conditional(tokens, offsets, assignments, n_topics, n_words, alpha, et
     return np.exp(logs - logsumexp(logs))
 
 
+def allowed_topics(mask, d, n_topics):
+    """Twin of kernels.topic_mask.allowed_topics on a list of allowed-topic arrays (or None):
+    document d's allowed topics, or every topic."""
+    if mask is None or len(mask[d]) >= n_topics:
+        return np.arange(n_topics)
+    return np.asarray(mask[d])
+
+
 def sweep_dense(tokens, offsets, documents, assignments, doc_topic_counts, word_topic_counts,
-                topic_counts, alpha, eta, seed, stream):
-    """Twin of kernels.cgs.sweep_dense: equation 1 per token, same uniforms, same walk."""
+                topic_counts, alpha, eta, seed, stream, mask=None):
+    """Twin of kernels.cgs.sweep_dense: equation 1 per token (equation 5 over document d's
+    allowed topics ``mask[d]`` when given), same uniforms, same walk."""
     from streamtopics.kernels.random import next_uniform, stream_seed
     eta_sum = eta * word_topic_counts.shape[0]
     state = np.empty(1, dtype=np.uint64)
     for d in documents:
         state[0] = stream_seed(seed, stream, d)
+        topics = allowed_topics(mask, d, len(alpha))
         for i in range(offsets[d], offsets[d + 1]):
             w, old = tokens[i], assignments[i]
             doc_topic_counts[d, old] -= 1
             word_topic_counts[w, old] -= 1
             topic_counts[old] -= 1
-            weights = (word_topic_counts[w] + eta) * (doc_topic_counts[d] + alpha) \
-                * (1.0 / (topic_counts + eta_sum))
+            weights = ((word_topic_counts[w] + eta) * (doc_topic_counts[d] + alpha)
+                       * (1.0 / (topic_counts + eta_sum)))[topics]
             u = next_uniform(state) * np.cumsum(weights)[-1]
-            new = len(alpha) - 1
-            for k, weight in enumerate(weights):
+            new = topics[-1]
+            for k, weight in zip(topics, weights):
                 u -= weight
                 if u < 0.0:
                     new = k
@@ -191,14 +201,19 @@ def sweep_dense(tokens, offsets, documents, assignments, doc_topic_counts, word_
             topic_counts[new] += 1
 
 
-def soft_counts_dense(tokens, offsets, assignments, n_topics, n_words, alpha, eta):
+def soft_counts_dense(tokens, offsets, assignments, n_topics, n_words, alpha, eta, mask=None):
     """Twin of kernels.cgs.soft_counts_dense by brute force: each token's conditional from
-    ratios of collapsed joints, summed per document (D x K) and per word (V x K)."""
+    ratios of collapsed joints (restricted to its document's allowed topics ``mask[d]`` and
+    renormalised when given: theta_d supported there), summed per document (D x K) and per word
+    (V x K)."""
     doc_soft = np.zeros((len(offsets) - 1, n_topics))
     word_soft = np.zeros((n_words, n_topics))
     for d in range(len(offsets) - 1):
+        allowed = np.zeros(n_topics)
+        allowed[allowed_topics(mask, d, n_topics)] = 1.0
         for i in range(offsets[d], offsets[d + 1]):
             p = token_conditional(tokens, offsets, assignments, n_topics, n_words, alpha, eta, i)
+            p = p * allowed / np.sum(p * allowed)
             doc_soft[d] += p
             word_soft[tokens[i]] += p
     return doc_soft, word_soft
@@ -301,12 +316,32 @@ def gibbs_estep_sample_topic(probabilities, u):
 
 
 def gibbs_estep_sweeps(doc_ptr, entry_word, entry_count, weights, alpha, seed, minibatch,
-                       first_document, n_passes, record_from):
+                       first_document, n_passes, record_from, mask=None):
     """Twin of kernels.gibbs_estep.gibbs_sweeps run from pass 0 (Algorithm 2, dense and plain).
 
     Returns (token_topic, doc_topic_counts, entry_topic, doc_log_theta) with the accumulators
-    summed (not averaged) over the recorded passes t >= record_from."""
+    summed (not averaged) over the recorded passes t >= record_from. With ``mask`` (a list of
+    allowed-topic arrays), document d runs the same algorithm on its allowed topics only: the
+    LDA of its view (weights[:, allowed], alpha[allowed]), mapped back; forbidden topics get
+    nothing."""
     n_docs, n_topics = doc_ptr.size - 1, alpha.size
+    if mask is not None:
+        token_topic, doc_topic_counts = [], np.zeros((n_docs, n_topics))
+        entry_topic = np.zeros((entry_word.size, n_topics))
+        doc_log_theta = np.zeros((n_docs, n_topics))
+        for d in range(n_docs):
+            topics = allowed_topics(mask, d, n_topics)
+            entries = slice(doc_ptr[d], doc_ptr[d + 1])
+            z, counts, entry, log_theta = gibbs_estep_sweeps(
+                np.array([0, doc_ptr[d + 1] - doc_ptr[d]]), entry_word[entries],
+                entry_count[entries], weights[:, topics], alpha[topics], seed, minibatch,
+                first_document + d, n_passes, record_from)
+            token_topic.append(topics[z])
+            doc_topic_counts[d, topics] = counts[0]
+            entry_topic[np.ix_(np.arange(doc_ptr[d], doc_ptr[d + 1]), topics)] = entry
+            doc_log_theta[d, topics] = log_theta[0]
+        flat = np.concatenate(token_topic) if token_topic else np.zeros(0, dtype=np.int64)
+        return flat, doc_topic_counts, entry_topic, doc_log_theta
     token_topic = []
     doc_topic_counts = np.zeros((n_docs, n_topics))
     entry_topic = np.zeros((entry_word.size, n_topics))

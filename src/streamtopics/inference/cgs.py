@@ -27,6 +27,7 @@ from scipy.special import digamma, gammaln
 
 from ..kernels import cgs as kernels
 from ..kernels.random import content_keys
+from .topic_mask import TopicMask, kernel_mask
 
 SAMPLERS = ("sparse", "dense")
 ESTIMATORS = ("standard", "p")
@@ -65,7 +66,8 @@ class GibbsState:
 
     ``tokens`` (int32 word ids) and ``offsets`` (D+1, int64) are the corpus in the ragged layout
     of `Corpus.document_tokens`; ``doc_topic_counts`` is D x K, ``word_topic_counts`` V x K
-    (word-major), both int32; ``topic_counts`` K int64.
+    (word-major), both int32; ``topic_counts`` K int64. ``mask``: each document's allowed topics
+    (Labeled LDA, equation 5), None for LDA; the sweeps and soft counts honour it.
     """
 
     tokens: np.ndarray
@@ -74,11 +76,12 @@ class GibbsState:
     doc_topic_counts: np.ndarray
     word_topic_counts: np.ndarray
     topic_counts: np.ndarray
+    mask: TopicMask | None = None
     _word_lists: tuple | None = field(default=None, repr=False)
 
     @classmethod
     def from_assignments(cls, tokens, offsets, assignments, n_topics: int,
-                         n_words: int) -> "GibbsState":
+                         n_words: int, mask: TopicMask | None = None) -> "GibbsState":
         """The state of given assignments (e.g. read from another sampler's output)."""
         tokens = np.ascontiguousarray(tokens, dtype=np.int32)
         offsets = np.ascontiguousarray(offsets, dtype=np.int64)
@@ -89,17 +92,23 @@ class GibbsState:
             raise ValueError(f"word ids must lie in [0, {n_words})")
         if assignments.size and (assignments.min() < 0 or assignments.max() >= n_topics):
             raise ValueError(f"topics must lie in [0, {n_topics})")
+        mask_ptr, mask_topics = kernel_mask(mask, offsets.size - 1, n_topics)
+        if mask is not None and not kernels.assignments_allowed(offsets, assignments, mask_ptr,
+                                                                mask_topics, n_topics):
+            raise ValueError("an assignment takes a topic its document's mask forbids")
         counts = kernels.count_assignments(tokens, offsets, assignments, n_topics, n_words)
-        return cls(tokens, offsets, assignments, *counts)
+        return cls(tokens, offsets, assignments, *counts, mask=mask)
 
     @classmethod
     def random(cls, tokens, offsets, n_topics: int, n_words: int, seed: int,
-               stream: int = 0) -> "GibbsState":
-        """Uniformly random initial assignments (the usual CGS start)."""
+               stream: int = 0, mask: TopicMask | None = None) -> "GibbsState":
+        """Uniformly random initial assignments (the usual CGS start; uniform over each
+        document's allowed topics under a ``mask``)."""
         offsets = np.ascontiguousarray(offsets, dtype=np.int64)
         assignments = np.empty(int(offsets[-1]), dtype=np.int32)
-        kernels.random_assignments(offsets, n_topics, seed, stream, assignments)
-        return cls.from_assignments(tokens, offsets, assignments, n_topics, n_words)
+        kernels.random_assignments(offsets, n_topics, seed, stream, assignments,
+                                   *kernel_mask(mask, offsets.size - 1, n_topics))
+        return cls.from_assignments(tokens, offsets, assignments, n_topics, n_words, mask)
 
     @property
     def n_topics(self) -> int:
@@ -108,6 +117,14 @@ class GibbsState:
     @property
     def n_words(self) -> int:
         return self.word_topic_counts.shape[0]
+
+    @property
+    def _kernel_mask(self):
+        return kernel_mask(self.mask, self.offsets.size - 1, self.n_topics)
+
+    def doc_topic_prior(self, alpha: np.ndarray) -> np.ndarray:
+        """alpha per document: K numbers, or D x K with zeros outside each document's mask."""
+        return alpha if self.mask is None else alpha * self.mask.indicator()
 
     def sweep(self, alpha: np.ndarray, eta: float, seed: int, stream: int,
               sampler: str = "sparse") -> None:
@@ -118,14 +135,15 @@ class GibbsState:
         if sampler == "dense":
             kernels.sweep_dense(self.tokens, self.offsets, documents, self.assignments,
                                 self.doc_topic_counts, self.word_topic_counts, self.topic_counts,
-                                alpha, float(eta), seed, stream)
+                                alpha, float(eta), seed, stream, *self._kernel_mask)
             self._word_lists = None
             return
         if self._word_lists is None:
             self._word_lists = kernels.build_word_topic_lists(self.word_topic_counts)
         kernels.sweep_sparse(self.tokens, self.offsets, documents, self.assignments,
                              self.doc_topic_counts, self.word_topic_counts, self.topic_counts,
-                             *self._word_lists, alpha, float(eta), seed, stream)
+                             *self._word_lists, alpha, float(eta), seed, stream,
+                             *self._kernel_mask)
 
     def soft_counts(self, alpha: np.ndarray, eta: float) -> tuple[np.ndarray, np.ndarray]:
         """(doc_soft D x K, word_soft V x K): the sums of the full conditionals
@@ -139,29 +157,34 @@ class GibbsState:
                                    self.doc_topic_counts, self.word_topic_counts,
                                    self.topic_counts, *self._word_lists,
                                    np.ascontiguousarray(alpha, dtype=np.float64), float(eta),
-                                   doc_soft, word_soft)
+                                   doc_soft, word_soft, *self._kernel_mask)
         return doc_soft, word_soft
 
     def estimate(self, alpha: np.ndarray, eta: float,
                  estimator: str = "p") -> tuple[np.ndarray, np.ndarray]:
         """(phi K x V, theta D x K) from this sample: equations 2-3 (``"standard"``) or 41 and
-        40 (``"p"``)."""
+        40 (``"p"``); under a mask theta_d is supported on the document's allowed topics."""
         _check_choice("estimator", estimator, ESTIMATORS)
         if estimator == "p":
             doc_counts, word_counts = self.soft_counts(alpha, eta)
         else:
             doc_counts, word_counts = self.doc_topic_counts, self.word_topic_counts
-        return topic_word_estimate(word_counts, eta), doc_topic_estimate(doc_counts, alpha)
+        return (topic_word_estimate(word_counts, eta),
+                doc_topic_estimate(doc_counts, self.doc_topic_prior(alpha)))
 
     def log_joint(self, alpha: np.ndarray, eta: float) -> float:
         """log p(w, z | alpha, eta), the collapsed joint (Griffiths & Steyvers 2004), in nats."""
+        alpha_sums = None if self.mask is None else self.doc_topic_prior(alpha).sum(axis=1)
         return log_joint(self.doc_topic_counts, self.word_topic_counts, self.topic_counts,
-                         alpha, eta)
+                         alpha, eta, alpha_sums)
 
 
-def log_joint(doc_topic_counts, word_topic_counts, topic_counts, alpha, eta) -> float:
+def log_joint(doc_topic_counts, word_topic_counts, topic_counts, alpha, eta,
+              alpha_sums=None) -> float:
     """log p(w, z) = sum_k [log B(n_k. + eta) - log B(eta)] + sum_d [log B(n_d. + alpha)
-    - log B(alpha)], B the multivariate Beta function; zero counts contribute nothing."""
+    - log B(alpha)], B the multivariate Beta function; zero counts contribute nothing.
+    ``alpha_sums`` (D): each document's sum of alpha over its allowed topics (Labeled LDA,
+    theta_d supported on its mask), instead of sum alpha."""
     alpha = np.asarray(alpha, dtype=np.float64)
     n_words = word_topic_counts.shape[0]
     nonzero = word_topic_counts[word_topic_counts > 0]
@@ -170,8 +193,11 @@ def log_joint(doc_topic_counts, word_topic_counts, topic_counts, alpha, eta) -> 
     docs, topics = np.nonzero(doc_topic_counts)
     value += np.sum(gammaln(doc_topic_counts[docs, topics] + alpha[topics]) - gammaln(alpha[topics]))
     lengths = doc_topic_counts.sum(axis=1, dtype=np.int64)
-    alpha_sum = alpha.sum()
-    value += lengths.size * gammaln(alpha_sum) - np.sum(gammaln(lengths + alpha_sum))
+    if alpha_sums is None:
+        alpha_sum = alpha.sum()
+        value += lengths.size * gammaln(alpha_sum) - np.sum(gammaln(lengths + alpha_sum))
+    else:
+        value += np.sum(gammaln(alpha_sums)) - np.sum(gammaln(lengths + alpha_sums))
     return float(value)
 
 
@@ -268,7 +294,8 @@ def run_chain(tokens, offsets, n_topics: int, n_words: int, alpha, eta: float, *
               iterations: int = 200, burn_in: int = 50, lag: int = 5, n_samples: int = 1,
               sampler: str = "sparse", estimator: str = "p", optimize_alpha_every: int = 0,
               optimize_eta_every: int = 0, seed: int = 0, chain: int = 0,
-              progress: Callable[[int], None] | None = None) -> ChainResult:
+              progress: Callable[[int], None] | None = None,
+              mask: TopicMask | None = None) -> ChainResult:
     """Run one chain of ``iterations`` sweeps from a uniformly random start.
 
     Hyperparameters are optimised every ``optimize_*_every`` sweeps (0: never) after the burn-in
@@ -277,14 +304,18 @@ def run_chain(tokens, offsets, n_topics: int, n_words: int, alpha, eta: float, *
     or 40-41) averaged after aligning each sample's topics to the first kept sample: averaging
     over a chain's samples is only sound with the labels matched (section 3.3.1), and the
     alignment is identity unless the chain switched labels. ``progress(sweep)`` is called after
-    every sweep.
+    every sweep. ``mask``: Labeled LDA (equation 5); its topics are anchored to labels, so
+    nothing is aligned, and alpha is not optimised (Minka's update assumes every topic allowed).
     """
     _check_choice("sampler", sampler, SAMPLERS)
     _check_choice("estimator", estimator, ESTIMATORS)
+    if mask is not None and optimize_alpha_every:
+        raise ValueError("alpha cannot be optimised under a topic mask")
     alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,)).copy()
     eta = float(eta)
     keep = sample_sweeps(iterations, burn_in, lag, n_samples)
-    state = GibbsState.random(tokens, offsets, n_topics, n_words, seed, chain * _CHAIN_STRIDE)
+    state = GibbsState.random(tokens, offsets, n_topics, n_words, seed, chain * _CHAIN_STRIDE,
+                              mask)
     phi_sum = theta_sum = reference = None
     relabelled = 0
     for sweep in range(1, iterations + 1):
@@ -298,6 +329,9 @@ def run_chain(tokens, offsets, n_topics: int, n_words: int, alpha, eta: float, *
             phi, theta = state.estimate(alpha, eta, estimator)
             if reference is None:
                 reference, phi_sum, theta_sum = phi, phi.copy(), theta.copy()
+            elif mask is not None:
+                phi_sum += phi
+                theta_sum += theta
             else:
                 perm = align_topics(reference, phi)
                 relabelled += int(np.any(perm != np.arange(n_topics)))

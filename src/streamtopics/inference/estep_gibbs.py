@@ -22,6 +22,11 @@ parameters; before the recorded window the current estimate is that of the lates
 & Bach 2016, section 5): only the last pass is recorded (R = 1), and s1 counts the sampled
 assignments themselves (hard counts, 1 for z_n^P) instead of the full conditionals, so the
 statistics carry the noise of a single sample; s2 is that of the same sample.
+
+A minibatch with a ``topic_mask`` (Labeled LDA) restricts each document's chain to its allowed
+topics: s1 gets mass only there, s2 is E[log theta_k] under theta_d ~ Dirichlet over the allowed
+topics and 0 elsewhere (so an alpha update from s2 is meaningless under a mask), and theta_d is
+supported on the allowed topics.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from ..kernels.gibbs_estep import (RECORD_CONDITIONALS, RECORD_DENSE, RECORD_SAM
                                    gibbs_sweeps)
 from .minibatch import Minibatch
 from .stats import MinibatchStats
+from .topic_mask import kernel_mask
 
 
 def local_word_weights(weights: np.ndarray) -> np.ndarray:
@@ -116,15 +122,23 @@ class GibbsRun:
             self.n_recorded = 0
         alpha = np.ascontiguousarray(alpha, dtype=np.float64)
         batch = self.batch
+        mask = () if batch.topic_mask is None else (
+            *kernel_mask(batch.topic_mask, batch.n_documents, alpha.size),
+            digamma(self._doc_alpha(alpha).sum(axis=1)))
         gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr,
                      local_word_weights(weights), alpha, digamma(alpha), float(digamma(alpha.sum())),
                      self.seed, self.minibatch_index, batch.first_document,
                      first, n_passes, record_from, self.estimator.record_mode,
                      self.token_topic, self.doc_topic_counts, self.rng_state,
-                     self.entry_topic, self.doc_log_theta)
+                     self.entry_topic, self.doc_log_theta, *mask)
         self.n_recorded += last - max(first, record_from)
         self.passes_done = last
         self.alpha = alpha
+
+    def _doc_alpha(self, alpha: np.ndarray) -> np.ndarray:
+        """alpha per document: K numbers, or B x K zero outside each document's mask."""
+        mask = self.batch.topic_mask
+        return alpha if mask is None else alpha * mask.indicator()
 
     def entry_expectations(self) -> np.ndarray:
         """Expected counts E[sum_n z_nk] per entry (distinct word of a document), entries x K."""
@@ -138,5 +152,6 @@ class GibbsRun:
 
     def doc_topic(self) -> np.ndarray:
         """Posterior mean of theta_d per document, B x K (rows sum to 1)."""
-        expected = self.batch.document_totals(self.entry_topic) / self.n_recorded + self.alpha
+        expected = (self.batch.document_totals(self.entry_topic) / self.n_recorded
+                     + self._doc_alpha(self.alpha))
         return expected / expected.sum(axis=1, keepdims=True)

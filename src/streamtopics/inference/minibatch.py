@@ -13,6 +13,8 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
+from .topic_mask import TopicMask
+
 
 @dataclass(frozen=True)
 class Minibatch:
@@ -22,7 +24,8 @@ class Minibatch:
     each entry's local word id (index into ``words``); ``entry_count``: its count;
     ``token_ptr`` (B+1): token offsets (documents' lengths accumulated); ``words``: the U
     distinct global word ids, ascending; ``first_document``: index of the first document in
-    its stream (so a split minibatch draws the same per-document random streams).
+    its stream (so a split minibatch draws the same per-document random streams);
+    ``topic_mask``: the topics each document may use (Labeled LDA), None for all.
     """
 
     doc_ptr: np.ndarray
@@ -32,10 +35,13 @@ class Minibatch:
     words: np.ndarray
     n_words: int
     first_document: int = 0
+    topic_mask: TopicMask | None = None
 
     @classmethod
-    def from_counts(cls, counts, first_document: int = 0) -> "Minibatch":
-        """From a (B, V) sparse or dense matrix of non-negative integer counts."""
+    def from_counts(cls, counts, first_document: int = 0,
+                    topic_mask: TopicMask | None = None) -> "Minibatch":
+        """From a (B, V) sparse or dense matrix of non-negative integer counts (and the B
+        documents' ``topic_mask``)."""
         counts = sp.csr_matrix(counts)
         if not counts.has_canonical_format or not np.all(counts.data):
             counts = counts.copy()  # never modify the caller's matrix
@@ -47,7 +53,8 @@ class Minibatch:
         np.cumsum(np.asarray(counts.sum(axis=1), dtype=np.int64).ravel(), out=token_ptr[1:])
         return cls(doc_ptr=counts.indptr.astype(np.int64), entry_word=entry_word.astype(np.int64).ravel(),
                    entry_count=entry_count, token_ptr=token_ptr, words=words.astype(np.int64),
-                   n_words=counts.shape[1], first_document=int(first_document))
+                   n_words=counts.shape[1], first_document=int(first_document),
+                   topic_mask=topic_mask)
 
     @property
     def n_documents(self) -> int:

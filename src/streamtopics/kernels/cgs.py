@@ -10,6 +10,12 @@ because it does not depend on k):
 
 all counts excluding token i. Tokens are one flat array of word ids with D+1 document offsets.
 
+Topic masks (Labeled LDA, equation 5): the sweeps, the random start and the soft counts take a
+per-document allowed-topic mask (``mask_ptr``, ``mask_topics``; `kernels.topic_mask`). A
+restricted document draws from equation 1 restricted to its allowed topics, by a dense loop over
+them (O(|K_d|) per token, less than the SparseLDA buckets for a few labels); an unrestricted one
+(no mask, or all K allowed) runs the unmasked code unchanged.
+
 Randomness: before each document the kernel reseeds one stream from (seed, stream, document)
 (`streamtopics.kernels.random`), so a sweep's draws depend only on those integers.
 
@@ -32,6 +38,7 @@ import numpy as np
 from numba import njit, prange
 
 from .random import next_uniform, stream_seed
+from .topic_mask import NO_MASK_PTR, NO_MASK_TOPICS, allowed_topics
 
 
 # --- counts and initialisation ------------------------------------------------------------------
@@ -53,13 +60,34 @@ def count_assignments(tokens, offsets, assignments, n_topics, n_words):
 
 
 @njit(cache=True)
-def random_assignments(offsets, n_topics, seed, stream, assignments):
-    """Fill ``assignments`` with topics drawn uniformly, one random stream per document."""
+def assignments_allowed(offsets, assignments, mask_ptr, mask_topics, n_topics):
+    """Whether every token's topic is among its document's allowed topics."""
+    for d in range(offsets.size - 1):
+        topics = allowed_topics(d, mask_ptr, mask_topics, n_topics)
+        if topics.size == 0:
+            continue
+        for i in range(offsets[d], offsets[d + 1]):
+            m = np.searchsorted(topics, assignments[i])
+            if m == topics.size or topics[m] != assignments[i]:
+                return False
+    return True
+
+
+@njit(cache=True)
+def random_assignments(offsets, n_topics, seed, stream, assignments, mask_ptr=NO_MASK_PTR,
+                       mask_topics=NO_MASK_TOPICS):
+    """Fill ``assignments`` with topics drawn uniformly (among a restricted document's allowed
+    topics), one random stream per document."""
     state = np.empty(1, dtype=np.uint64)
     for d in range(offsets.size - 1):
         state[0] = stream_seed(seed, stream, d)
+        topics = allowed_topics(d, mask_ptr, mask_topics, n_topics)
         for i in range(offsets[d], offsets[d + 1]):
-            assignments[i] = min(int(next_uniform(state) * n_topics), n_topics - 1)
+            if topics.size:
+                assignments[i] = topics[min(int(next_uniform(state) * topics.size),
+                                            topics.size - 1)]
+            else:
+                assignments[i] = min(int(next_uniform(state) * n_topics), n_topics - 1)
 
 
 @njit(cache=True, inline="always")
@@ -91,12 +119,48 @@ def _dense_conditional(d, w, doc_topic_counts, word_topic_counts, inv_denominato
     return total
 
 
+@njit(cache=True)
+def _masked_conditional(d, w, topics, doc_topic_counts, word_topic_counts, inv_denominator,
+                        alpha, eta, weights):
+    """Equation 5: equation 1 for the allowed ``topics`` only; ``weights[m]`` is topic
+    ``topics[m]``'s weight. Returns the sequential sum."""
+    total = 0.0
+    for m in range(topics.size):
+        k = topics[m]
+        weights[m] = (word_topic_counts[w, k] + eta) * (doc_topic_counts[d, k] + alpha[k]) \
+            * inv_denominator[k]
+        total += weights[m]
+    return total
+
+
+@njit(cache=True, inline="always")
+def _walk(weights, n, u):
+    """Index m < n where the running sum of ``weights`` first exceeds ``u`` (n - 1 if rounding
+    leaves it short)."""
+    for m in range(n):
+        u -= weights[m]
+        if u < 0.0:
+            return m
+    return n - 1
+
+
+@njit(cache=True, inline="always")
+def _masked_draw(d, w, topics, doc_topic_counts, word_topic_counts, inv_denominator, alpha, eta,
+                 weights, state):
+    """One draw from equation 5 for a restricted document (the same in both samplers)."""
+    total = _masked_conditional(d, w, topics, doc_topic_counts, word_topic_counts,
+                                inv_denominator, alpha, eta, weights)
+    return topics[_walk(weights, topics.size, next_uniform(state) * total)]
+
+
 # --- dense reference sampler --------------------------------------------------------------------
 @njit(cache=True)
 def sweep_dense(tokens, offsets, documents, assignments, doc_topic_counts, word_topic_counts,
-                topic_counts, alpha, eta, seed, stream):
+                topic_counts, alpha, eta, seed, stream, mask_ptr=NO_MASK_PTR,
+                mask_topics=NO_MASK_TOPICS):
     """One Gibbs sweep over ``documents`` (in that order), each token resampled from equation 1
-    with an O(K) scan. Updates assignments and counts in place.
+    with an O(K) scan (equation 5 over a restricted document's allowed topics). Updates
+    assignments and counts in place.
 
     Equivalent to ``naive.sweep_dense``: the same uniforms mapped to topics the same way.
     """
@@ -107,19 +171,18 @@ def sweep_dense(tokens, offsets, documents, assignments, doc_topic_counts, word_
     state = np.empty(1, dtype=np.uint64)
     for d in documents:
         state[0] = stream_seed(seed, stream, d)
+        topics = allowed_topics(d, mask_ptr, mask_topics, n_topics)
         for i in range(offsets[d], offsets[d + 1]):
             w = tokens[i]
             _remove(d, w, assignments[i], doc_topic_counts, word_topic_counts, topic_counts,
                     inv_denominator, eta_sum)
-            total = _dense_conditional(d, w, doc_topic_counts, word_topic_counts,
-                                       inv_denominator, alpha, eta, weights)
-            u = next_uniform(state) * total
-            new = n_topics - 1
-            for k in range(n_topics):
-                u -= weights[k]
-                if u < 0.0:
-                    new = k
-                    break
+            if topics.size:
+                new = _masked_draw(d, w, topics, doc_topic_counts, word_topic_counts,
+                                   inv_denominator, alpha, eta, weights, state)
+            else:
+                total = _dense_conditional(d, w, doc_topic_counts, word_topic_counts,
+                                           inv_denominator, alpha, eta, weights)
+                new = _walk(weights, n_topics, next_uniform(state) * total)
             assignments[i] = new
             _add(d, w, new, doc_topic_counts, word_topic_counts, topic_counts, inv_denominator,
                  eta_sum)
@@ -153,7 +216,8 @@ def build_word_topic_lists(word_topic_counts):
 @njit(cache=True)
 def sweep_sparse(tokens, offsets, documents, assignments, doc_topic_counts, word_topic_counts,
                  topic_counts, word_list_start, word_list_size, word_list_topics, alpha, eta,
-                 seed, stream):
+                 seed, stream, mask_ptr=NO_MASK_PTR,
+                 mask_topics=NO_MASK_TOPICS):
     """One Gibbs sweep drawing from exactly the conditional of `sweep_dense`, SparseLDA style.
 
     Equation 1 splits into three buckets (Yao, Mimno & McCallum 2009, section 3):
@@ -163,6 +227,8 @@ def sweep_sparse(tokens, offsets, documents, assignments, doc_topic_counts, word
     s is kept up to date incrementally, r is rebuilt per document, and the coefficients
     (n_dk + alpha_k) / (n_k + V eta) are cached per topic; a uniform on [0, s + r + q) picks the
     bucket and then the topic. The word-topic lists (`build_word_topic_lists`) are kept in step.
+    A restricted document draws as `sweep_dense` does (the same uniform gives the same topic);
+    the buckets and lists are kept in step all the same.
     """
     n_topics = alpha.size
     eta_sum = eta * word_topic_counts.shape[0]
@@ -177,6 +243,7 @@ def sweep_sparse(tokens, offsets, documents, assignments, doc_topic_counts, word
     state = np.empty(1, dtype=np.uint64)
     for d in documents:
         state[0] = stream_seed(seed, stream, d)
+        topics = allowed_topics(d, mask_ptr, mask_topics, n_topics)
         n_doc_topics = 0
         doc_mass = 0.0
         for i in range(offsets[d], offsets[d + 1]):
@@ -211,39 +278,43 @@ def sweep_sparse(tokens, offsets, documents, assignments, doc_topic_counts, word
                     if word_list_topics[base + j] == k:
                         word_list_topics[base + j] = word_list_topics[base + word_list_size[w]]
                         break
-            # --- topic-word bucket
-            n_word_topics = word_list_size[w]
-            word_mass = 0.0
-            for j in range(n_word_topics):
-                t = word_list_topics[base + j]
-                word_weights[j] = word_topic_counts[w, t] * coefficient[t]
-                word_mass += word_weights[j]
-            # --- draw
-            u = next_uniform(state) * (smoothing_mass + doc_mass + word_mass)
-            if u < word_mass:
-                new = word_list_topics[base + n_word_topics - 1]
-                for j in range(n_word_topics):
-                    u -= word_weights[j]
-                    if u < 0.0:
-                        new = word_list_topics[base + j]
-                        break
-            elif n_doc_topics > 0 and u - word_mass < doc_mass:
-                u -= word_mass
-                new = doc_topics[n_doc_topics - 1]
-                for j in range(n_doc_topics):
-                    t = doc_topics[j]
-                    u -= eta * doc_topic_counts[d, t] * inv_denominator[t]
-                    if u < 0.0:
-                        new = t
-                        break
+            if topics.size:
+                new = _masked_draw(d, w, topics, doc_topic_counts, word_topic_counts,
+                                   inv_denominator, alpha, eta, word_weights, state)
             else:
-                u -= word_mass + doc_mass
-                new = n_topics - 1
-                for t in range(n_topics):
-                    u -= alpha[t] * eta * inv_denominator[t]
-                    if u < 0.0:
-                        new = t
-                        break
+                # --- topic-word bucket
+                n_word_topics = word_list_size[w]
+                word_mass = 0.0
+                for j in range(n_word_topics):
+                    t = word_list_topics[base + j]
+                    word_weights[j] = word_topic_counts[w, t] * coefficient[t]
+                    word_mass += word_weights[j]
+                # --- draw
+                u = next_uniform(state) * (smoothing_mass + doc_mass + word_mass)
+                if u < word_mass:
+                    new = word_list_topics[base + n_word_topics - 1]
+                    for j in range(n_word_topics):
+                        u -= word_weights[j]
+                        if u < 0.0:
+                            new = word_list_topics[base + j]
+                            break
+                elif n_doc_topics > 0 and u - word_mass < doc_mass:
+                    u -= word_mass
+                    new = doc_topics[n_doc_topics - 1]
+                    for j in range(n_doc_topics):
+                        t = doc_topics[j]
+                        u -= eta * doc_topic_counts[d, t] * inv_denominator[t]
+                        if u < 0.0:
+                            new = t
+                            break
+                else:
+                    u -= word_mass + doc_mass
+                    new = n_topics - 1
+                    for t in range(n_topics):
+                        u -= alpha[t] * eta * inv_denominator[t]
+                        if u < 0.0:
+                            new = t
+                            break
             # --- put token i back with its new topic
             assignments[i] = new
             smoothing_mass -= alpha[new] * eta * inv_denominator[new]
@@ -268,37 +339,58 @@ def sweep_sparse(tokens, offsets, documents, assignments, doc_topic_counts, word
 
 # --- CGS_p soft counts of a training sample -----------------------------------------------------
 @njit(cache=True)
+def _token_soft_counts(d, i, tokens, assignments, topics, doc_topic_counts, word_topic_counts,
+                       topic_counts, inv_denominator, eta_sum, alpha, eta, weights, doc_soft,
+                       word_soft):
+    """Add token i's normalised conditional (equation 1, or 5 over the allowed ``topics`` when
+    not empty) to its document's and its word's soft counts; the counts are restored."""
+    w = tokens[i]
+    k = assignments[i]
+    _remove(d, w, k, doc_topic_counts, word_topic_counts, topic_counts, inv_denominator, eta_sum)
+    if topics.size:
+        scale = 1.0 / _masked_conditional(d, w, topics, doc_topic_counts, word_topic_counts,
+                                          inv_denominator, alpha, eta, weights)
+        for m in range(topics.size):
+            p = weights[m] * scale
+            doc_soft[d, topics[m]] += p
+            word_soft[w, topics[m]] += p
+    else:
+        scale = 1.0 / _dense_conditional(d, w, doc_topic_counts, word_topic_counts,
+                                         inv_denominator, alpha, eta, weights)
+        for t in range(alpha.size):
+            p = weights[t] * scale
+            doc_soft[d, t] += p
+            word_soft[w, t] += p
+    _add(d, w, k, doc_topic_counts, word_topic_counts, topic_counts, inv_denominator, eta_sum)
+
+
+@njit(cache=True)
 def soft_counts_dense(tokens, offsets, assignments, doc_topic_counts, word_topic_counts,
-                      topic_counts, alpha, eta, doc_soft, word_soft):
-    """Add each token's full conditional T(z_j = k | z_-j) (equation 1, normalised) to
-    ``doc_soft[d, k]`` (D x K) and ``word_soft[v, k]`` (V x K): the soft counts of equations 40
-    (theta^p) and 41 (phi^p), Algorithm 1. The sample itself is left unchanged (the counts are
-    restored after each token). Equivalent to ``naive.soft_counts_dense``.
+                      topic_counts, alpha, eta, doc_soft, word_soft, mask_ptr=NO_MASK_PTR,
+                      mask_topics=NO_MASK_TOPICS):
+    """Add each token's full conditional T(z_j = k | z_-j) (equation 1, normalised; equation 5
+    in a restricted document) to ``doc_soft[d, k]`` (D x K) and ``word_soft[v, k]`` (V x K):
+    the soft counts of equations 40 (theta^p) and 41 (phi^p), Algorithm 1. The sample itself is
+    left unchanged (the counts are restored after each token). Equivalent to
+    ``naive.soft_counts_dense``.
     """
     n_topics = alpha.size
     eta_sum = eta * word_topic_counts.shape[0]
     inv_denominator = 1.0 / (topic_counts + eta_sum)
     weights = np.empty(n_topics)
     for d in range(offsets.size - 1):
+        topics = allowed_topics(d, mask_ptr, mask_topics, n_topics)
         for i in range(offsets[d], offsets[d + 1]):
-            w = tokens[i]
-            k = assignments[i]
-            _remove(d, w, k, doc_topic_counts, word_topic_counts, topic_counts, inv_denominator,
-                    eta_sum)
-            scale = 1.0 / _dense_conditional(d, w, doc_topic_counts, word_topic_counts,
-                                             inv_denominator, alpha, eta, weights)
-            for t in range(n_topics):
-                p = weights[t] * scale
-                doc_soft[d, t] += p
-                word_soft[w, t] += p
-            _add(d, w, k, doc_topic_counts, word_topic_counts, topic_counts, inv_denominator,
-                 eta_sum)
+            _token_soft_counts(d, i, tokens, assignments, topics, doc_topic_counts,
+                               word_topic_counts, topic_counts, inv_denominator, eta_sum, alpha,
+                               eta, weights, doc_soft, word_soft)
 
 
 @njit(cache=True)
 def soft_counts_sparse(tokens, offsets, assignments, doc_topic_counts, word_topic_counts,
                        topic_counts, word_list_start, word_list_size, word_list_topics, alpha,
-                       eta, doc_soft, word_soft):
+                       eta, doc_soft, word_soft, mask_ptr=NO_MASK_PTR,
+                       mask_topics=NO_MASK_TOPICS):
     """The soft counts of `soft_counts_dense` (same result up to rounding) at about the cost of
     a SparseLDA sweep: each conditional splits into the buckets of `sweep_sparse`; the document
     and topic-word parts are added per token (sparse), while the smoothing part
@@ -306,7 +398,8 @@ def soft_counts_sparse(tokens, offsets, assignments, doc_topic_counts, word_topi
     1 / Z_j, so only sum_j 1 / Z_j is kept per document and per word and the dense K-vector is
     added once per document and once per word; token j's own topic z_j, whose n_k is one less
     while j is excluded, gets its correction directly. Needs the word-topic lists of
-    `build_word_topic_lists` for these counts; the counts are not modified.
+    `build_word_topic_lists` for these counts; the counts are not modified (a restricted
+    document's tokens go through `_token_soft_counts`, O(|K_d|) each, which restores them).
     """
     n_topics = alpha.size
     eta_sum = eta * word_topic_counts.shape[0]
@@ -316,7 +409,15 @@ def soft_counts_sparse(tokens, offsets, assignments, doc_topic_counts, word_topi
     word_inverse_mass = np.zeros(word_topic_counts.shape[0])
     doc_topics = np.empty(n_topics, dtype=np.int32)
     seen = np.zeros(n_topics, dtype=np.bool_)
+    weights = np.empty(n_topics)
     for d in range(offsets.size - 1):
+        topics = allowed_topics(d, mask_ptr, mask_topics, n_topics)
+        if topics.size:
+            for i in range(offsets[d], offsets[d + 1]):
+                _token_soft_counts(d, i, tokens, assignments, topics, doc_topic_counts,
+                                   word_topic_counts, topic_counts, inv_denominator, eta_sum,
+                                   alpha, eta, weights, doc_soft, word_soft)
+            continue
         n_doc_topics = 0
         for i in range(offsets[d], offsets[d + 1]):
             if not seen[assignments[i]]:

@@ -25,6 +25,11 @@ Per document and pass t (0-based, ``first_pass <= t < first_pass + n_passes``):
   sample, Gao et al. 2016). In every mode digamma(alpha_k + n_dk^t) - digamma(sum alpha + N_d) is
   added to ``doc_log_theta[d]`` (appendix A.3).
 
+Topic masks (Labeled LDA; `kernels.topic_mask`): a document restricted to M allowed topics runs
+the same passes on its view over those topics (`_restricted_document_passes`), i.e. equation 5 /
+15 renormalised over the allowed topics, O(M) per token; an unrestricted document runs
+`_document_passes` on the full arrays, the code path and arithmetic of the kernel without masks.
+
 The caller divides both accumulators by the number of recorded passes. A sample z^t is drawn by
 inverse CDF over the topics in index order with a fixed summation order (8-topic pairwise chunk
 sums, chunks summed sequentially), written out in `_sample_topic` and mirrored exactly by the
@@ -37,6 +42,9 @@ import numpy as np
 from numba import njit, prange
 
 from .random import next_uniform, random_permutation, stream_seed
+from .topic_mask import NO_MASK_PTR, NO_MASK_TOPICS, allowed_topics
+
+NO_MASK_VALUES = np.zeros(0)
 
 CHUNK = 8
 
@@ -147,11 +155,119 @@ def _record_sample(first_entry, last_entry, first_token, entry_count, token_topi
             token += 1
 
 
+@njit(cache=True, inline="always")
+def _document_passes(entry_word, entry_count, word_topic_weights, alpha, digamma_alpha,
+                     digamma_alpha_sum, alpha_sum, initial_seed, first_pass, n_passes,
+                     record_from, record_mode, z, counts, state, entry_topic, log_theta):
+    """Passes ``first_pass ..`` of one document, whose entries are ``entry_word``/
+    ``entry_count`` (rows of ``word_topic_weights``), tokens ``z``, counts ``counts`` (K),
+    random stream ``state`` (seeded from ``initial_seed`` at pass 0), accumulators
+    ``entry_topic`` (entries x K) and ``log_theta`` (K); K = alpha.size."""
+    n_entries = entry_word.size
+    n_tokens = z.size
+    n_topics = alpha.size
+    n_chunks = (n_topics + CHUNK - 1) // CHUNK
+    probabilities = np.zeros(n_chunks * CHUNK)
+    chunk_sums = np.empty(n_chunks)
+    token_word = np.empty(n_tokens, dtype=np.int64)
+    n = 0
+    for j in range(n_entries):
+        for _ in range(entry_count[j]):
+            token_word[n] = entry_word[j]
+            n += 1
+    if first_pass == 0:
+        state[0] = initial_seed
+        counts[:] = 0.0
+        for n in range(n_tokens):
+            weights = word_topic_weights[token_word[n]]
+            for k in range(n_topics):
+                probabilities[k] = weights[k]
+            k = _sample_topic(probabilities, chunk_sums, n_chunks, next_uniform(state))
+            z[n] = k
+            counts[k] += 1.0
+    order = np.empty(n_tokens, dtype=np.int64)
+    conditional = np.empty(n_topics)
+    for t in range(first_pass, first_pass + n_passes):
+        random_permutation(state, n_tokens, order)
+        for i in range(n_tokens):
+            n = order[i]
+            weights = word_topic_weights[token_word[n]]
+            counts[z[n]] -= 1.0
+            for k in range(n_topics):
+                probabilities[k] = weights[k] * (counts[k] + alpha[k])
+            k = _sample_topic(probabilities, chunk_sums, n_chunks, next_uniform(state))
+            z[n] = k
+            counts[k] += 1.0
+        if t < record_from:
+            continue
+        if record_mode == RECORD_SAMPLE:
+            _record_sample(0, n_entries, 0, entry_count, z, entry_topic)
+        elif record_mode == RECORD_DENSE:
+            _record_dense(0, n_entries, 0, entry_word, entry_count, word_topic_weights, alpha,
+                          counts, z, entry_topic, conditional)
+        else:
+            _record_factorised(0, n_entries, 0, entry_word, entry_count, word_topic_weights,
+                               alpha, counts, z, entry_topic)
+        length_term = digamma_alpha_sum
+        for i in range(n_tokens):
+            length_term += 1.0 / (alpha_sum + i)
+        for k in range(n_topics):
+            value = digamma_alpha[k] - length_term
+            for i in range(int(counts[k])):
+                value += 1.0 / (alpha[k] + i)
+            log_theta[k] += value
+
+
+@njit(cache=True)
+def _restricted_document_passes(topics, entry_word, entry_count, word_topic_weights, alpha,
+                                digamma_alpha, digamma_alpha_sum, initial_seed, first_pass,
+                                n_passes, record_from, record_mode, z, counts, state, entry_topic,
+                                log_theta):
+    """`_document_passes` of a document restricted to the allowed ``topics`` (M of them): it
+    gathers the document's view over those topics (weights entries x M, alpha, counts, z as
+    positions in ``topics``), runs the same passes on it, and scatters the result back; the
+    forbidden topics get no count, no conditional mass and nothing in ``log_theta``.
+    ``digamma_alpha_sum`` is digamma of the allowed topics' alpha sum (theta_d is a Dirichlet
+    over them)."""
+    n_entries = entry_word.size
+    n_allowed = topics.size
+    local_weights = np.empty((n_entries, n_allowed))
+    for j in range(n_entries):
+        for m in range(n_allowed):
+            local_weights[j, m] = word_topic_weights[entry_word[j], topics[m]]
+    local_alpha = np.empty(n_allowed)
+    local_digamma = np.empty(n_allowed)
+    local_counts = np.empty(n_allowed)
+    alpha_sum = 0.0
+    for m in range(n_allowed):
+        local_alpha[m] = alpha[topics[m]]
+        local_digamma[m] = digamma_alpha[topics[m]]
+        local_counts[m] = counts[topics[m]]
+        alpha_sum += local_alpha[m]
+    local_z = np.searchsorted(topics, z) if first_pass > 0 else np.zeros(z.size, dtype=np.int64)
+    local_entry_topic = np.zeros((n_entries, n_allowed))
+    local_log_theta = np.zeros(n_allowed)
+    _document_passes(np.arange(n_entries), entry_count, local_weights, local_alpha, local_digamma,
+                     digamma_alpha_sum, alpha_sum, initial_seed, first_pass, n_passes,
+                     record_from, record_mode, local_z, local_counts, state, local_entry_topic,
+                     local_log_theta)
+    for n in range(z.size):
+        z[n] = topics[local_z[n]]
+    for m in range(n_allowed):
+        k = topics[m]
+        counts[k] = local_counts[m]
+        log_theta[k] += local_log_theta[m]
+        for j in range(n_entries):
+            entry_topic[j, k] += local_entry_topic[j, m]
+
+
 @njit(cache=True, parallel=True)
 def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights, alpha,
                  digamma_alpha, digamma_alpha_sum, seed, minibatch, first_document,
                  first_pass, n_passes, record_from, record_mode,
-                 token_topic, doc_topic_counts, rng_state, entry_topic, doc_log_theta):
+                 token_topic, doc_topic_counts, rng_state, entry_topic, doc_log_theta,
+                 mask_ptr=NO_MASK_PTR, mask_topics=NO_MASK_TOPICS,
+                 mask_digamma_alpha_sum=NO_MASK_VALUES):
     """Run Gibbs passes ``first_pass .. first_pass + n_passes - 1`` on every document.
 
     State carried between calls (so boosted G-OEM++ can change beta and alpha between passes):
@@ -163,10 +279,12 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
     sum_{i<n} 1/(a + i), exact recurrence, O(N_d) per document. ``record_mode``: one of
     RECORD_CONDITIONALS (factorised), RECORD_DENSE (the dense per-token reference, the same result
     up to rounding) and RECORD_SAMPLE (hard counts of the sample), see the module docstring.
+    ``mask_ptr``/``mask_topics``: allowed topics per document (`kernels.topic_mask`), with
+    ``mask_digamma_alpha_sum[d]`` = digamma of document d's allowed alpha sum; a restricted
+    document runs `_restricted_document_passes`.
     """
     n_docs = doc_ptr.size - 1
     n_topics = alpha.size
-    n_chunks = (n_topics + CHUNK - 1) // CHUNK
     # A plain loop: numba would turn alpha.sum() here into a parallel reduction whose rounding
     # depends on the thread count, and the model would then depend on it too.
     alpha_sum = 0.0
@@ -175,59 +293,19 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
     for d in prange(n_docs):
         first_entry, last_entry = doc_ptr[d], doc_ptr[d + 1]
         first_token, last_token = token_ptr[d], token_ptr[d + 1]
-        n_tokens = last_token - first_token
-        state = rng_state[d:d + 1]
-        counts = doc_topic_counts[d]
-        z = token_topic[first_token:last_token]
-        probabilities = np.zeros(n_chunks * CHUNK)
-        chunk_sums = np.empty(n_chunks)
-        token_word = np.empty(n_tokens, dtype=np.int64)
-        n = 0
-        for j in range(first_entry, last_entry):
-            for _ in range(entry_count[j]):
-                token_word[n] = entry_word[j]
-                n += 1
-        if first_pass == 0:
-            state[0] = stream_seed(seed, minibatch, first_document + d)
-            counts[:] = 0.0
-            for n in range(n_tokens):
-                weights = word_topic_weights[token_word[n]]
-                for k in range(n_topics):
-                    probabilities[k] = weights[k]
-                k = _sample_topic(probabilities, chunk_sums, n_chunks, next_uniform(state))
-                z[n] = k
-                counts[k] += 1.0
-        order = np.empty(n_tokens, dtype=np.int64)
-        conditional = np.empty(n_topics)
-        for t in range(first_pass, first_pass + n_passes):
-            random_permutation(state, n_tokens, order)
-            for i in range(n_tokens):
-                n = order[i]
-                weights = word_topic_weights[token_word[n]]
-                counts[z[n]] -= 1.0
-                for k in range(n_topics):
-                    probabilities[k] = weights[k] * (counts[k] + alpha[k])
-                k = _sample_topic(probabilities, chunk_sums, n_chunks, next_uniform(state))
-                z[n] = k
-                counts[k] += 1.0
-            if t < record_from:
-                continue
-            if record_mode == RECORD_SAMPLE:
-                _record_sample(first_entry, last_entry, first_token, entry_count, token_topic,
-                               entry_topic)
-            elif record_mode == RECORD_DENSE:
-                _record_dense(first_entry, last_entry, first_token, entry_word, entry_count,
-                              word_topic_weights, alpha, counts, token_topic, entry_topic,
-                              conditional)
-            else:
-                _record_factorised(first_entry, last_entry, first_token, entry_word, entry_count,
-                                   word_topic_weights, alpha, counts, token_topic, entry_topic)
-            length_term = digamma_alpha_sum
-            for i in range(n_tokens):
-                length_term += 1.0 / (alpha_sum + i)
-            log_theta = doc_log_theta[d]
-            for k in range(n_topics):
-                value = digamma_alpha[k] - length_term
-                for i in range(int(counts[k])):
-                    value += 1.0 / (alpha[k] + i)
-                log_theta[k] += value
+        initial_seed = stream_seed(seed, minibatch, first_document + d)
+        topics = allowed_topics(d, mask_ptr, mask_topics, n_topics)
+        if topics.size:
+            _restricted_document_passes(
+                topics, entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
+                word_topic_weights, alpha, digamma_alpha, mask_digamma_alpha_sum[d],
+                initial_seed, first_pass, n_passes, record_from, record_mode,
+                token_topic[first_token:last_token], doc_topic_counts[d], rng_state[d:d + 1],
+                entry_topic[first_entry:last_entry], doc_log_theta[d])
+        else:
+            _document_passes(
+                entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
+                word_topic_weights, alpha, digamma_alpha, digamma_alpha_sum, alpha_sum,
+                initial_seed, first_pass, n_passes, record_from, record_mode,
+                token_topic[first_token:last_token], doc_topic_counts[d], rng_state[d:d + 1],
+                entry_topic[first_entry:last_entry], doc_log_theta[d])
