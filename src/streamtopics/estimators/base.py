@@ -13,6 +13,11 @@ import numpy as np
 
 from .. import persistence
 from ..errors import ModelFileError
+from ..validation import InstanceOf, Integral, Interval
+
+# What every estimator's ``random_state`` may be: everything random flows from it.
+RANDOM_STATE = [None, Interval(Integral, 0, None),
+                InstanceOf(np.random.Generator, "a numpy.random.Generator")]
 
 
 class NotFittedError(ValueError, AttributeError):

@@ -14,7 +14,9 @@ from ..corpus.corpus import Corpus
 from ..errors import InputError
 from ..inference import cgs, cvb0
 from ..inference.mallet_state import read_mallet_state
-from .base import TopicModelEstimator
+from ..validation import (BOOLEAN, Integral, Interval, Options, PositiveVector, Real,
+                          validate_parameters)
+from .base import RANDOM_STATE, TopicModelEstimator
 
 _SEED_BOUND = 2**63 - 1
 
@@ -31,19 +33,18 @@ def _as_corpus(X, n_words: int | None = None) -> Corpus:
                          "token-id sequences") from None
 
 
-def _check_count(name: str, value, low: int) -> int:
-    if isinstance(value, bool) or int(value) != value or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
+# Constraints shared by the batch estimators (`validation`).
+_PRIORS = {
+    "n_topics": [Interval(Integral, 1, None)],
+    "alpha": [Interval(Real, 0, None, "neither"), PositiveVector("n_topics")],
+    "eta": [Interval(Real, 0, None, "neither")],
+    "random_state": RANDOM_STATE,
+}
 
 
-def _prior(name: str, value, size: int) -> np.ndarray:
-    array = np.asarray(value, dtype=np.float64)
-    if array.ndim == 0:
-        array = np.full(size, float(array))
-    if array.shape != (size,) or not np.all(np.isfinite(array)) or array.min() <= 0:
-        raise ValueError(f"{name} must be a positive number or {size} positive numbers")
-    return array
+def _prior_vector(value, size: int) -> np.ndarray:
+    """A validated prior (a positive number or ``size`` of them) as ``size`` float64 values."""
+    return np.broadcast_to(np.asarray(value, dtype=np.float64), (size,)).copy()
 
 
 class _BatchTopicModel(TopicModelEstimator):
@@ -53,9 +54,7 @@ class _BatchTopicModel(TopicModelEstimator):
         corpus = _as_corpus(X)
         if corpus.n_tokens == 0:
             raise InputError("cannot fit a topic model on documents without any tokens")
-        _check_count("n_topics", self.n_topics, 1)
-        if not (np.isscalar(self.eta) and np.isfinite(self.eta) and self.eta > 0):
-            raise ValueError(f"eta must be a positive number, got {self.eta!r}")
+        validate_parameters(self)
         return corpus
 
     def _fit_seed(self) -> int:
@@ -116,6 +115,16 @@ class GibbsLDA(_BatchTopicModel):
     ``chain_log_likelihoods_``, ``random_seed_``, ``n_iter_``.
     """
 
+    _parameter_constraints = {
+        **_PRIORS,
+        "optimize_alpha": [BOOLEAN], "optimize_eta": [BOOLEAN],
+        "optimize_interval": [Interval(Integral, 1, None)],
+        "iterations": [Interval(Integral, 1, None)], "burn_in": [Interval(Integral, 0, None)],
+        "lag": [Interval(Integral, 1, None)], "n_samples": [Interval(Integral, 1, None)],
+        "n_chains": [Interval(Integral, 1, None)],
+        "estimator": [Options(cgs.ESTIMATORS)], "sampler": [Options(cgs.SAMPLERS)],
+    }
+
     def __init__(self, n_topics: int = 10, alpha=0.1, eta: float = 0.01,
                  optimize_alpha: bool = False, optimize_eta: bool = False,
                  optimize_interval: int = 10, iterations: int = 200, burn_in: int = 50,
@@ -136,13 +145,6 @@ class GibbsLDA(_BatchTopicModel):
         self.sampler = sampler
         self.random_state = random_state
 
-    def _check_parameters(self) -> None:
-        for name, low in (("iterations", 1), ("burn_in", 0), ("lag", 1), ("n_samples", 1),
-                          ("n_chains", 1), ("optimize_interval", 1)):
-            _check_count(name, getattr(self, name), low)
-        cgs._check_choice("estimator", self.estimator, cgs.ESTIMATORS)
-        cgs._check_choice("sampler", self.sampler, cgs.SAMPLERS)
-
     def fit(self, X, y=None, progress=None):
         """Sample; ``progress(chain, sweep)`` is called after every sweep if given."""
         self.fit_transform(X, progress=progress)
@@ -152,8 +154,7 @@ class GibbsLDA(_BatchTopicModel):
         """Fit and return the training documents' topic proportions (D x K) from the kept
         chain's samples (theta^p or theta, aligned with ``components_``)."""
         corpus = self._training_corpus(X)
-        self._check_parameters()
-        alpha = _prior("alpha", self.alpha, self.n_topics)
+        alpha = _prior_vector(self.alpha, self.n_topics)
         seed = self._fit_seed()
         tokens, offsets = corpus.document_tokens()
         every = self.optimize_interval
@@ -190,7 +191,7 @@ class GibbsLDA(_BatchTopicModel):
     def predict_doc_topics(self, X, per_sample: bool = False) -> cgs.Prediction:
         """Both estimators (theta and theta^p) of new documents from the same samples; see
         `inference.cgs.predict_doc_topics`."""
-        self._check_parameters()
+        validate_parameters(self)
         corpus = self._new_documents(X)
         tokens, offsets = corpus.document_tokens()
         return cgs.predict_doc_topics(
@@ -248,6 +249,12 @@ class CVB0LDA(_BatchTopicModel):
     ``vocabulary_``, ``n_iter_``.
     """
 
+    _parameter_constraints = {
+        **_PRIORS, "iterations": [Interval(Integral, 1, None)],
+        "tolerance": [Interval(Real, 0, None)],
+        "transform_iterations": [Interval(Integral, 0, None)],
+    }
+
     def __init__(self, n_topics: int = 10, alpha=0.1, eta: float = 0.01, iterations: int = 100,
                  tolerance: float = 0.0, transform_iterations: int = 50, random_state=None):
         self.n_topics = n_topics
@@ -265,8 +272,7 @@ class CVB0LDA(_BatchTopicModel):
     def fit_transform(self, X, y=None, progress=None) -> np.ndarray:
         """Fit and return the training documents' topic proportions (D x K)."""
         corpus = self._training_corpus(X)
-        _check_count("iterations", self.iterations, 1)
-        alpha = _prior("alpha", self.alpha, self.n_topics)
+        alpha = _prior_vector(self.alpha, self.n_topics)
         result = cvb0.fit_cvb0(corpus.counts, self.n_topics, alpha, self.eta,
                                iterations=self.iterations, tolerance=float(self.tolerance),
                                seed=self._fit_seed(), progress=progress)
@@ -279,7 +285,7 @@ class CVB0LDA(_BatchTopicModel):
 
     def transform(self, X) -> np.ndarray:
         """Topic proportions (D x K) of new documents by CVB0 with the topics fixed."""
-        _check_count("transform_iterations", self.transform_iterations, 0)
+        validate_parameters(self)
         corpus = self._new_documents(X)
         return cvb0.predict_cvb0(self.components_, self.doc_topic_prior_, corpus.counts,
                                  self.transform_iterations)

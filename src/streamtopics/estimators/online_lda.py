@@ -14,7 +14,6 @@ E_q[beta_0] = beta_0, and report E_q[beta] as ``components_``.
 
 from __future__ import annotations
 
-import numbers
 from collections import Counter
 from pathlib import Path
 
@@ -29,8 +28,10 @@ from ..inference.minibatch import Minibatch
 from ..kernels.random import content_key
 from ..inference.presets import (PRESETS, Method, PartSettings, build_parts,
                                  default_topic_word_prior, resolve_method)
+from ..validation import (BOOLEAN, InstanceOf, Integral, Interval, Options, PositiveVector, Real,
+                          validate_parameters)
 from . import auto_passes
-from .base import NotFittedError, TopicModelEstimator
+from .base import RANDOM_STATE, NotFittedError, TopicModelEstimator
 
 
 def _counts_and_vocabulary(documents) -> tuple[sp.csr_matrix, np.ndarray | None]:
@@ -59,10 +60,6 @@ VOCABULARY_FULL = "new word, vocabulary full (max_vocabulary)"
 # statistics are merged exactly (`OnlineEM.batch_step`), so only the order of float sums
 # depends on it. Not a model parameter: ``batch_size`` is the minibatch size of online methods.
 FULL_BATCH_CHUNK = 100
-
-
-def _is_integer(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 class OnlineLDA(TopicModelEstimator):
@@ -152,35 +149,32 @@ class OnlineLDA(TopicModelEstimator):
         self.max_vocabulary = max_vocabulary
 
     # --- parameters ----------------------------------------------------------------------------
+    # Checked once, when training starts (`validation.validate_parameters`). The step size's
+    # range (kappa in (0, 1], tau0 >= 0) is checked by `PolynomialDecay`, the one part that
+    # reads them, and eta > 0 of Bayesian topics by `VariationalDirichlet`.
+    _parameter_constraints = {
+        "n_topics": [Interval(Integral, 1, None)],
+        "method": [Options(tuple(PRESETS), ignore_case=True), InstanceOf(Method, "a Method")],
+        "batch_size": [Interval(Integral, 1, None)],
+        "local_passes": [Interval(Integral, 1, None)],
+        "step_offset": [Interval(Real, None, None)],
+        "step_decay": [Interval(Real, None, None)],
+        "averaging": [BOOLEAN],
+        "n_passes": [Interval(Integral, 1, None), Options((auto_passes.AUTO,))],
+        "doc_topic_prior": [None, Interval(Real, 0, None, "neither"), PositiveVector("n_topics")],
+        "random_state": RANDOM_STATE,
+        "corpus_size": [None, Interval(Integral, 1, None)],
+        "topic_word_prior": [None, Interval(Real, 0, None)],
+        "update_topic_word_prior": [BOOLEAN],
+        "grow_vocabulary": [BOOLEAN],
+        "max_vocabulary": [None, Interval(Integral, 1, None)],
+    }
+    _parameter_symbols = {"step_offset": "tau0", "step_decay": "kappa",
+                          "doc_topic_prior": "alpha", "topic_word_prior": "eta",
+                          "corpus_size": "D, the documents of the corpus"}
+
     def _validated_method(self) -> Method:
-        for name in ("n_topics", "batch_size", "local_passes", "n_passes"):
-            value = getattr(self, name)
-            if name == "n_passes" and value == auto_passes.AUTO:
-                continue
-            if not _is_integer(value) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-        if not isinstance(self.step_decay, numbers.Real) or not 0.0 < self.step_decay <= 1.0:
-            raise ValueError(f"step_decay (kappa) must lie in (0, 1], got {self.step_decay!r}")
-        if not isinstance(self.step_offset, numbers.Real) or not self.step_offset >= 0.0:
-            raise ValueError(f"step_offset (tau0) must be >= 0, got {self.step_offset!r}")
-        if self.doc_topic_prior is not None:
-            prior = np.asarray(self.doc_topic_prior, dtype=np.float64)
-            if prior.ndim > 1 or (prior.ndim == 1 and prior.size != self.n_topics) or \
-                    not np.all(np.isfinite(prior)) or not np.all(prior > 0):
-                raise ValueError(f"doc_topic_prior must be a positive number or {self.n_topics} "
-                                 f"positive numbers, got {self.doc_topic_prior!r}")
-        if self.corpus_size is not None and (not _is_integer(self.corpus_size) or self.corpus_size < 1):
-            raise ValueError(f"corpus_size must be None or an integer >= 1 (the number of "
-                             f"documents D of the corpus), got {self.corpus_size!r}")
-        if self.topic_word_prior is not None and (
-                not isinstance(self.topic_word_prior, numbers.Real)
-                or not np.isfinite(self.topic_word_prior) or not self.topic_word_prior >= 0):
-            raise ValueError(f"topic_word_prior (eta) must be None or a number >= 0, got "
-                             f"{self.topic_word_prior!r}")
-        if self.max_vocabulary is not None and (not _is_integer(self.max_vocabulary)
-                                                or self.max_vocabulary < 1):
-            raise ValueError(f"max_vocabulary must be None or an integer >= 1, got "
-                             f"{self.max_vocabulary!r}")
+        validate_parameters(self)
         return resolve_method(self.method)
 
     def _settings(self, corpus_size=None) -> PartSettings:

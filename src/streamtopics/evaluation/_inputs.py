@@ -10,6 +10,7 @@ import scipy.sparse as sp
 
 from ..corpus.corpus import Corpus
 from ..errors import InputError
+from ..validation import check_count
 
 
 def topic_parameters(beta, alpha) -> tuple[np.ndarray, np.ndarray]:
@@ -111,13 +112,6 @@ def check_seed(seed) -> int:
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InputError(f"seed must be a non-negative integer, got {seed!r}")
     return int(seed)
-
-
-def check_count(value, name: str, minimum: int) -> int:
-    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))
-            or value < minimum):
-        raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
 
 
 @contextlib.contextmanager

@@ -15,6 +15,7 @@ runs the others, and writes
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from collections.abc import Callable
@@ -41,10 +42,12 @@ class CellFailure(Exception):
 
 
 def step_decay_for(kappa: float) -> float:
-    """The estimator's ``step_decay`` for the paper's exponent kappa. kappa = 0 runs with the
-    ``constant`` step size instead (see `cell_method`), which ignores ``step_decay``; the
-    estimator still requires a value in (0, 1], so it gets 1."""
-    return kappa if kappa > 0 else 1.0
+    """Deprecated (FutureWarning; removed in the next release): kappa itself. kappa = 0 runs
+    with the ``constant`` step size (see `cell_method`), and since issue 18 only the polynomial
+    step size checks ``step_decay``, so 0 no longer needs replacing."""
+    warnings.warn("step_decay_for is deprecated: pass kappa as step_decay", FutureWarning,
+                  stacklevel=2)
+    return kappa
 
 
 def cell_method(cell: Cell):
@@ -115,7 +118,7 @@ def run_cell(cell: Cell, split: ExperimentSplit, on_documents: Callable[[int], N
     prior, prior_description = initial_alpha(cell, split)
     model = OnlineLDA(n_topics=cell.n_topics, method=method, batch_size=cell.batch_size,
                       local_passes=cell.local_passes, step_offset=cell.step_offset,
-                      step_decay=step_decay_for(cell.kappa), averaging=cell.averaging,
+                      step_decay=cell.kappa, averaging=cell.averaging,
                       n_passes=cell.n_passes, doc_topic_prior=prior, random_state=cell.seed,
                       topic_word_prior=paper_topic_word_prior(cell, method))
     evaluation = ProgressiveEvaluation(held_out_documents(cell, split), every=cell.eval_every,

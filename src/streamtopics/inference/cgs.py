@@ -29,17 +29,14 @@ from ..kernels import cgs as kernels
 from ..kernels.random import content_keys
 from .topic_mask import TopicMask, kernel_mask
 
+# The choices of ``sampler`` and ``estimator``; `GibbsLDA` validates them once (its constraints
+# table), the functions here trust their callers.
 SAMPLERS = ("sparse", "dense")
 ESTIMATORS = ("standard", "p")
 # Random stream indices: training chain c, sweep t uses c * _CHAIN_STRIDE + t (t = 0 is the
 # random start); prediction chain c uses _PREDICTION_STREAM + c.
 _CHAIN_STRIDE = 1 << 32
 _PREDICTION_STREAM = 1 << 62
-
-
-def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
 
 
 # --- estimators (equations 2, 3, 40, 41) --------------------------------------------------------
@@ -129,7 +126,6 @@ class GibbsState:
     def sweep(self, alpha: np.ndarray, eta: float, seed: int, stream: int,
               sampler: str = "sparse") -> None:
         """Resample every token once, documents in order (equation 1)."""
-        _check_choice("sampler", sampler, SAMPLERS)
         alpha = np.ascontiguousarray(alpha, dtype=np.float64)
         documents = np.arange(self.offsets.size - 1, dtype=np.int64)
         if sampler == "dense":
@@ -164,7 +160,6 @@ class GibbsState:
                  estimator: str = "p") -> tuple[np.ndarray, np.ndarray]:
         """(phi K x V, theta D x K) from this sample: equations 2-3 (``"standard"``) or 41 and
         40 (``"p"``); under a mask theta_d is supported on the document's allowed topics."""
-        _check_choice("estimator", estimator, ESTIMATORS)
         if estimator == "p":
             doc_counts, word_counts = self.soft_counts(alpha, eta)
         else:
@@ -307,8 +302,6 @@ def run_chain(tokens, offsets, n_topics: int, n_words: int, alpha, eta: float, *
     every sweep. ``mask``: Labeled LDA (equation 5); its topics are anchored to labels, so
     nothing is aligned, and alpha is not optimised (Minka's update assumes every topic allowed).
     """
-    _check_choice("sampler", sampler, SAMPLERS)
-    _check_choice("estimator", estimator, ESTIMATORS)
     if mask is not None and optimize_alpha_every:
         raise ValueError("alpha cannot be optimised under a topic mask")
     alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,)).copy()
@@ -370,10 +363,6 @@ def predict_doc_topics(phi: np.ndarray, alpha, tokens, offsets, *, burn_in: int 
     phi = np.asarray(phi, dtype=np.float64)
     n_topics = phi.shape[0]
     alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,)).copy()
-    for name, value, low in (("burn_in", burn_in, 0), ("lag", lag, 1), ("n_samples", n_samples, 1),
-                             ("n_chains", n_chains, 1)):
-        if int(value) != value or value < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
     tokens = np.asarray(tokens, dtype=np.int64)
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
     n_docs = offsets.size - 1

@@ -24,7 +24,6 @@ Two parameterisations:
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -72,12 +71,6 @@ class PointEstimate:
     topic_word_prior: float = 0.0
 
     name = "point"
-
-    def __post_init__(self):
-        prior = self.topic_word_prior
-        if not isinstance(prior, numbers.Real) or not np.isfinite(prior) or prior < 0:
-            raise ValueError(f"topic_word_prior (eta) of a point estimate must be a number >= 0 "
-                             f"(0: the maximum likelihood M-step), got {prior!r}")
 
     def initial_stats(self, beta: np.ndarray, alpha: np.ndarray, document_length: float) -> SufficientStats:
         """s_0 that maps back to (beta_0, alpha_0) (`SufficientStats.from_parameters`)."""
@@ -151,17 +144,16 @@ class VariationalDirichlet:
     name = "dirichlet"
 
     def __post_init__(self):
-        size = self.corpus_size
-        if size is None or not isinstance(size, numbers.Real) or isinstance(size, bool) \
-                or not np.isfinite(size) or size < 1:
+        size = self.corpus_size  # its type and range: the estimator's constraints table
+        if size is None:
             raise ValueError(
                 f"Bayesian topic parameters (lambda = eta + D s1, Hoffman et al. 2010, eq. 8) need "
                 f"the corpus size D, the number of documents of the whole corpus: pass "
                 f"corpus_size=D (fit fills it from the corpus it is given; partial_fit cannot "
                 f"know it), got {size!r}")
-        prior = self.topic_word_prior
-        if not isinstance(prior, numbers.Real) or not np.isfinite(prior) or prior <= 0:
-            raise ValueError(f"topic_word_prior (eta) must be a positive number, got {prior!r}")
+        if not self.topic_word_prior > 0:  # the table allows eta = 0, the MLE of point estimates
+            raise ValueError(f"topic_word_prior (eta) of Bayesian topics must be a positive "
+                             f"number, got {self.topic_word_prior!r}")
 
     def _lambda_totals(self, stats: SufficientStats) -> np.ndarray:
         return stats.n_words * self.topic_word_prior + self.corpus_size * stats.topic_totals

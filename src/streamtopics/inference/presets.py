@@ -44,6 +44,7 @@ from .alpha_updates import Fixed, GammaPrior, MinkaFixedPoint, NewtonStep
 from .estep_gibbs import GibbsEstimator
 from .estep_variational import VariationalEstimator
 from .global_parameters import PointEstimate, VariationalDirichlet
+from ..validation import ParameterError
 from .parts import AlphaUpdate, LocalEstimator, Parameterisation, StepSize
 from .schedules import Constant, Incremental, PolynomialDecay
 
@@ -155,22 +156,23 @@ PRESETS: dict[str, Method] = {
 
 
 def resolve_method(method) -> Method:
-    """A `Method` from a preset name (case-insensitive) or a `Method`; ValueError otherwise."""
+    """A `Method` from a preset name (case-insensitive) or a `Method`; `ParameterError` (a
+    ValueError) otherwise."""
     if isinstance(method, Method):
         spec = method
     elif isinstance(method, str) and method.lower() in PRESETS:
         spec = PRESETS[method.lower()]
     else:
-        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(PRESETS)} "
-                         f"or pass a streamtopics.inference.presets.Method")
+        raise ParameterError(f"unknown method {method!r}; choose one of {', '.join(PRESETS)} "
+                             f"or pass a streamtopics.inference.presets.Method")
     for axis, registry in _AXES.items():
         choice = getattr(spec, axis)
         if choice not in registry:
-            raise ValueError(f"unknown {axis} {choice!r} in method {spec.name!r}; "
-                             f"choose one of {', '.join(registry)}")
+            raise ParameterError(f"unknown {axis} {choice!r} in method {spec.name!r}; "
+                                 f"choose one of {', '.join(registry)}")
     if spec.boosted and spec.full_batch:
-        raise ValueError(f"method {spec.name!r}: boosted (++) updates need one minibatch at a "
-                         f"time, not a full batch")
+        raise ParameterError(f"method {spec.name!r}: boosted (++) updates need one minibatch "
+                             f"at a time, not a full batch")
     return spec
 
 
@@ -213,5 +215,5 @@ def build_parts(method, settings: "PartSettings | Mapping[str, Any]") -> Parts:
         try:
             built[axis] = registry[getattr(spec, axis)](settings)
         except ValueError as error:
-            raise ValueError(f"method {spec.name!r}: {error}") from None
+            raise ParameterError(f"method {spec.name!r}: {error}") from None
     return Parts(boosted=bool(spec.boosted), full_batch=bool(spec.full_batch), **built)
