@@ -12,6 +12,7 @@ from .corpus import (Corpus, DocwordStream, ReadReport, TextStream, from_sparse,
 from .corpus.synthetic import SyntheticTruth, generate_synthetic
 from .errors import InputError, ModelFileError, StreamtopicsError
 from .estimators import CVB0LDA, GibbsLDA, OnlineLDA, load_estimator
+from .estimators.labeled import LabeledLDA, PriorLDA
 from .training import train_stream
 
 __all__ = [
@@ -22,4 +23,5 @@ __all__ = [
     "SyntheticTruth", "generate_synthetic",
     "OnlineLDA", "GibbsLDA", "CVB0LDA", "load_estimator", "train_stream",
     "InputError", "ModelFileError", "StreamtopicsError",
+    "LabeledLDA", "PriorLDA",
 ]

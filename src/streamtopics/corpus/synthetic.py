@@ -102,3 +102,49 @@ def generate_synthetic(n_topics: int = 10, n_words: int = 1000, n_documents: int
     corpus = Corpus.from_token_lists(tokens, vocabulary)
     theta = np.concatenate(thetas) if thetas else np.zeros((0, beta.shape[0]))
     return corpus, SyntheticTruth(beta=beta, alpha=alpha, theta=theta)
+
+
+@dataclass
+class LabeledTruth:
+    """What generated a synthetic labelled corpus: one topic per label, beta (K x V), the label
+    sets (one ascending topic-id array per document), theta (D x K, zero off each label set)
+    and the label frequencies the sets were drawn with (K, sums to 1)."""
+
+    beta: np.ndarray
+    labels: list[np.ndarray]
+    theta: np.ndarray
+    label_probabilities: np.ndarray
+
+
+def generate_labeled_synthetic(n_labels: int = 20, n_words: int = 1000, n_documents: int = 1000,
+                               mean_length: float = 80.0, alpha: float = 1.0,
+                               topic_concentration: float = 0.05, max_labels: int = 4,
+                               seed=None) -> tuple[Corpus, LabeledTruth]:
+    """A Labeled LDA corpus (Ramage et al. 2009) with known truth: one topic beta_k ~
+    Dirichlet(topic_concentration) per label, label probabilities Zipf(1) (p_k proportional to
+    1 / (k + 1)), per document 1 + Poisson(1) labels (at most ``max_labels``) drawn without
+    replacement with those probabilities, theta_d ~ Dirichlet(alpha) over its labels, a length
+    ~ Poisson(mean_length) (redrawn if 0), then LDA's tokens."""
+    rng = np.random.default_rng(seed)
+    beta = make_topics(n_labels, n_words, topic_concentration, seed=rng)
+    frequency = 1.0 / np.arange(1, n_labels + 1)
+    frequency /= frequency.sum()
+    cum_beta = np.cumsum(beta, axis=1)
+    cum_beta[:, -1] = 1.0
+    labels, tokens = [], []
+    theta = np.zeros((n_documents, n_labels))
+    for d in range(n_documents):
+        size = min(1 + rng.poisson(1.0), max_labels, n_labels)
+        own = np.sort(rng.choice(n_labels, size=size, replace=False, p=frequency))
+        theta[d, own] = rng.dirichlet(np.full(size, alpha))
+        length = 0
+        while length == 0:
+            length = rng.poisson(mean_length)
+        topics = rng.choice(n_labels, size=length, p=theta[d])
+        words = np.minimum((cum_beta[topics] < rng.random(length)[:, None]).sum(axis=1),
+                           n_words - 1)
+        labels.append(own)
+        tokens.append(words)
+    corpus = Corpus.from_token_lists(tokens, [f"w{i}" for i in range(n_words)])
+    return corpus, LabeledTruth(beta=beta, labels=labels, theta=theta,
+                                label_probabilities=frequency)

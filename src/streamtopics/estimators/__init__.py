@@ -4,9 +4,10 @@ from .. import persistence
 from ..errors import ModelFileError
 from .base import NotFittedError, TopicModelEstimator
 from .gibbs_lda import CVB0LDA, GibbsLDA
+from .labeled import LabeledLDA, PriorLDA
 from .online_lda import OnlineLDA
 
-ESTIMATORS = {cls.__name__: cls for cls in (OnlineLDA, GibbsLDA, CVB0LDA)}
+ESTIMATORS = {cls.__name__: cls for cls in (OnlineLDA, GibbsLDA, CVB0LDA, LabeledLDA, PriorLDA)}
 
 
 def load_estimator(path) -> TopicModelEstimator:
@@ -20,4 +21,4 @@ def load_estimator(path) -> TopicModelEstimator:
 
 
 __all__ = ["NotFittedError", "TopicModelEstimator", "OnlineLDA", "GibbsLDA", "CVB0LDA",
-           "ESTIMATORS", "load_estimator"]
+           "LabeledLDA", "PriorLDA", "ESTIMATORS", "load_estimator"]

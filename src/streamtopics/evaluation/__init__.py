@@ -11,6 +11,7 @@ and the prior alpha (K), so models from other libraries are scored the same way.
 - `match_topics`, `topic_distances`, `distance_to_truth`: Hungarian matching of topic sets
   (Dupuy & Bach 2016, appendix G).
 - `umass_coherence`, `npmi_coherence`, `top_words_table`, `top_word_ids`.
+- `multilabel_f1`: micro-, macro- and example-based F1 of predicted label sets.
 """
 
 from .coherence import npmi_coherence, top_word_ids, top_words_table, umass_coherence
@@ -18,10 +19,12 @@ from .completion import document_completion
 from .elbo import elbo
 from .left_to_right import left_to_right
 from .matching import DISTANCES, TopicMatching, distance_to_truth, match_topics, topic_distances
+from .multilabel import MultilabelF1, multilabel_f1
 from .results import HeldOutBound, HeldOutLikelihood
 
 __all__ = [
     "left_to_right", "document_completion", "elbo", "HeldOutLikelihood", "HeldOutBound",
     "match_topics", "topic_distances", "distance_to_truth", "TopicMatching", "DISTANCES",
     "umass_coherence", "npmi_coherence", "top_words_table", "top_word_ids",
+    "multilabel_f1", "MultilabelF1",
 ]

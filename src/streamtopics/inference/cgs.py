@@ -273,7 +273,10 @@ def sample_sweeps(iterations: int, burn_in: int, lag: int, n_samples: int) -> li
 class ChainResult:
     """What one chain yields: the averaged estimates (phi K x V, theta D x K), the
     hyperparameters at the end, log p(w, z) of the final state, the final state, the sweeps
-    whose samples were averaged and how many of them needed relabelling to align."""
+    whose samples were averaged and how many of them needed relabelling to align.
+    ``phi_standard``: equation 2 averaged over the same samples, aligned the same way (equal
+    to ``phi`` for the standard estimator; kept beside phi^p for word association, section 5.4,
+    and the phi + theta^p combinations of section 6)."""
 
     phi: np.ndarray
     theta: np.ndarray
@@ -283,6 +286,7 @@ class ChainResult:
     state: GibbsState
     sample_sweeps: list[int]
     relabelled_samples: int
+    phi_standard: np.ndarray
 
 
 def run_chain(tokens, offsets, n_topics: int, n_words: int, alpha, eta: float, *,
@@ -309,7 +313,7 @@ def run_chain(tokens, offsets, n_topics: int, n_words: int, alpha, eta: float, *
     keep = sample_sweeps(iterations, burn_in, lag, n_samples)
     state = GibbsState.random(tokens, offsets, n_topics, n_words, seed, chain * _CHAIN_STRIDE,
                               mask)
-    phi_sum = theta_sum = reference = None
+    phi_sum = theta_sum = standard_sum = reference = None
     relabelled = 0
     for sweep in range(1, iterations + 1):
         state.sweep(alpha, eta, seed, chain * _CHAIN_STRIDE + sweep, sampler)
@@ -320,21 +324,27 @@ def run_chain(tokens, offsets, n_topics: int, n_words: int, alpha, eta: float, *
                 eta = optimize_eta(state.word_topic_counts, eta)
         if sweep in keep:
             phi, theta = state.estimate(alpha, eta, estimator)
+            standard = phi if estimator == "standard" else topic_word_estimate(
+                state.word_topic_counts, eta)
             if reference is None:
                 reference, phi_sum, theta_sum = phi, phi.copy(), theta.copy()
+                standard_sum = standard.copy()
             elif mask is not None:
                 phi_sum += phi
                 theta_sum += theta
+                standard_sum += standard
             else:
                 perm = align_topics(reference, phi)
                 relabelled += int(np.any(perm != np.arange(n_topics)))
                 phi_sum += phi[perm]
                 theta_sum += theta[:, perm]
+                standard_sum += standard[perm]
         if progress is not None:
             progress(sweep)
     return ChainResult(phi=phi_sum / len(keep), theta=theta_sum / len(keep), alpha=alpha,
                        eta=eta, log_likelihood=state.log_joint(alpha, eta), state=state,
-                       sample_sweeps=keep, relabelled_samples=relabelled)
+                       sample_sweeps=keep, relabelled_samples=relabelled,
+                       phi_standard=standard_sum / len(keep))
 
 
 # --- prediction with phi fixed (equation 4) -----------------------------------------------------

@@ -1,0 +1,264 @@
+"""Multi-label topic models: `LabeledLDA` (Ramage et al. 2009) and `PriorLDA` (Rubin et al. 2012),
+trained by collapsed Gibbs sampling with the CGS_p estimators (Papanikolaou et al. 2017,
+sections 2.4 and 6; equation numbers are that paper's).
+
+One topic per label. A training document's tokens may only take the topics of its labels
+(equation 5): `GibbsLDA`'s chain (`inference.cgs.run_chain`) run under a per-document topic
+mask (`inference.topic_mask.TopicMask`). Test documents have no labels: their topic
+proportions are inferred with the topics fixed and every topic allowed (equation 4), and
+theta^p (equation 33) or theta (equation 3) are the per-label scores. Because topics are anchored
+to labels there is no label switching, so the estimates are averaged over the samples *and the
+chains* (section 2.4). Prior-LDA differs only at prediction: alpha_k = 50 f_k / sum f + 30 / K
+(equation 59) from the training label frequencies f_k, instead of the symmetric 50 / K of
+training (equation 58). Label sets come from the Meta-Labeler (section 6.3) or a rank cut-off.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..corpus.corpus import Corpus
+from ..errors import InputError
+from ..inference import cgs
+from ..inference.topic_mask import TopicMask
+from .gibbs_lda import _as_corpus, _BatchTopicModel, _check_count, _prior
+from .label_sets import MetaLabeler, label_indicator, top_labels
+
+N_LABELS = ("meta", "mean")
+
+
+class LabeledLDA(_BatchTopicModel):
+    """Labeled LDA by collapsed Gibbs sampling, with CGS_p or standard estimators.
+
+    Parameters
+    ----------
+    alpha : document-topic prior at training (and, for Labeled LDA, at prediction); None means
+        50 / K (equation 58), K the number of labels.
+    eta : topic-word prior (the paper's beta, 0.1 in section 6.3).
+    burn_in, lag, n_samples : training chains run ``burn_in + lag * n_samples`` sweeps and keep
+        their last ``n_samples`` states ``lag`` apart; prediction runs ``burn_in`` sweeps then
+        keeps ``n_samples`` states ``lag`` apart (section 6.3: burn-in 50, lag 5, and 1 or 30
+        samples).
+    n_chains : chains at training (estimates averaged over all samples of all chains) and per
+        document at prediction (section 6.3: 1 or 5).
+    estimator : ``"p"``: phi^p (eq. 41) for ``components_`` and theta^p (eq. 33) for the
+        scores; ``"standard"``: equations 2 and 3.
+    sampler : ``"sparse"`` or ``"dense"`` (a masked document draws by a loop over its labels in
+        both).
+    n_labels : how `predict` sizes each label set: ``"meta"`` (Meta-Labeler), ``"mean"`` (rank
+        cut-off at the mean number of labels of a training document, rounded) or an integer.
+    random_state : int, None or a numpy Generator.
+
+    Fitted attributes: ``components_`` (K x V), ``topic_word_standard_`` and ``topic_word_p_``
+    (phi and phi^p, K x V; phi^p only with ``estimator="p"``, else phi), ``classes_`` (label
+    names), ``label_frequency_`` (training documents per label), ``training_alpha_``,
+    ``doc_topic_prior_`` (alpha at prediction), ``meta_labeler_``, ``vocabulary_``,
+    ``log_likelihood_`` (mean over chains of log p(w, z)), ``random_seed_``, ``n_iter_``.
+    """
+
+    def __init__(self, alpha=None, eta: float = 0.1, burn_in: int = 50, lag: int = 5,
+                 n_samples: int = 1, n_chains: int = 1, estimator: str = "p",
+                 sampler: str = "sparse", n_labels="meta", random_state=None):
+        self.alpha = alpha
+        self.eta = eta
+        self.burn_in = burn_in
+        self.lag = lag
+        self.n_samples = n_samples
+        self.n_chains = n_chains
+        self.estimator = estimator
+        self.sampler = sampler
+        self.n_labels = n_labels
+        self.random_state = random_state
+
+    # --- parameters ------------------------------------------------------------------------------
+    def _check_parameters(self) -> None:
+        for name, low in (("burn_in", 0), ("lag", 1), ("n_samples", 1), ("n_chains", 1)):
+            _check_count(name, getattr(self, name), low)
+        cgs._check_choice("estimator", self.estimator, cgs.ESTIMATORS)
+        cgs._check_choice("sampler", self.sampler, cgs.SAMPLERS)
+        if not (np.isscalar(self.eta) and np.isfinite(self.eta) and self.eta > 0):
+            raise ValueError(f"eta must be a positive number, got {self.eta!r}")
+        if isinstance(self.n_labels, str):
+            cgs._check_choice("n_labels", self.n_labels, N_LABELS)
+        else:
+            _check_count("n_labels", self.n_labels, 1)
+
+    @property
+    def n_topics(self) -> int:
+        """K: one topic per label (known once fitted)."""
+        self._check_fitted()
+        return self.classes_.size
+
+    def _prediction_prior(self, training_alpha: np.ndarray,
+                          label_frequency: np.ndarray) -> np.ndarray:
+        """alpha for new documents: Labeled LDA keeps the training alpha."""
+        return training_alpha
+
+    # --- training --------------------------------------------------------------------------------
+    def fit(self, X, Y, progress=None):
+        """Fit on documents ``X`` and their labels ``Y`` (D x L 0/1 matrix, scipy sparse or
+        dense, or one list of labels per document; every document needs a label).
+        ``progress(chain, sweep)`` is called after every sweep."""
+        self._check_parameters()
+        corpus = _as_corpus(X)
+        if corpus.n_tokens == 0:
+            raise InputError("cannot fit a topic model on documents without any tokens")
+        classes, indicator = label_indicator(Y, corpus.n_documents)
+        unlabelled = np.flatnonzero(np.diff(indicator.indptr) == 0)
+        if unlabelled.size:
+            raise InputError(f"training document {int(unlabelled[0])} has no label "
+                             f"({unlabelled.size} such documents): drop unlabelled documents")
+        n_topics = classes.size
+        mask = TopicMask.from_indicator(indicator)
+        alpha = _prior("alpha", 50.0 / n_topics if self.alpha is None else self.alpha, n_topics)
+        seed = self._fit_seed()
+        tokens, offsets = corpus.document_tokens()
+        iterations = self.burn_in + self.lag * self.n_samples
+        results = []
+        for chain in range(self.n_chains):
+            results.append(cgs.run_chain(
+                tokens, offsets, n_topics, corpus.n_words, alpha, self.eta,
+                iterations=iterations, burn_in=self.burn_in, lag=self.lag,
+                n_samples=self.n_samples, sampler=self.sampler, estimator=self.estimator,
+                seed=seed, chain=chain, mask=mask,
+                progress=None if progress is None else (lambda sweep, c=chain: progress(c, sweep))))
+        self.topic_word_p_ = np.mean([r.phi for r in results], axis=0)
+        self.topic_word_standard_ = np.mean([r.phi_standard for r in results], axis=0)
+        self.components_ = self.topic_word_p_ if self.estimator == "p" \
+            else self.topic_word_standard_
+        self.classes_ = classes
+        self.label_frequency_ = np.asarray(indicator.sum(axis=0), dtype=np.int64).ravel()
+        self.training_alpha_ = alpha
+        self.doc_topic_prior_ = self._prediction_prior(alpha, self.label_frequency_)
+        self.topic_word_prior_ = float(self.eta)
+        self.vocabulary_ = corpus.vocabulary
+        label_counts = np.diff(indicator.indptr)
+        self.meta_labeler_ = MetaLabeler().fit(corpus.counts, label_counts)
+        self.mean_labels_ = float(label_counts.mean())
+        self.log_likelihood_ = float(np.mean([r.log_likelihood for r in results]))
+        self.random_seed_ = seed
+        self.n_iter_ = iterations
+        return self
+
+    # --- prediction ------------------------------------------------------------------------------
+    def predict_doc_topics(self, X, topics: str | None = None,
+                           per_sample: bool = False) -> cgs.Prediction:
+        """theta and theta^p of new documents from the same samples (equation 4 with every topic
+        allowed and alpha = ``doc_topic_prior_``), with phi^p (``topics="p"``) or phi
+        (``"standard"``) fixed; default: the ``estimator``'s. Section 6.3's four combinations are
+        the two topic choices times the two fields of the result."""
+        self._check_parameters()
+        corpus = self._new_documents(X)
+        choice = self.estimator if topics is None else topics
+        cgs._check_choice("topics", choice, cgs.ESTIMATORS)
+        phi = self.topic_word_p_ if choice == "p" else self.topic_word_standard_
+        tokens, offsets = corpus.document_tokens()
+        return cgs.predict_doc_topics(
+            phi, self.doc_topic_prior_, tokens, offsets, burn_in=self.burn_in, lag=self.lag,
+            n_samples=self.n_samples, n_chains=self.n_chains, seed=self.random_seed_,
+            per_sample=per_sample)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Per-label scores (D x K, rows sum to 1): theta^p (equation 33) with
+        ``estimator="p"``, else theta (equation 3)."""
+        prediction = self.predict_doc_topics(X)
+        return prediction.theta_p if self.estimator == "p" else prediction.theta
+
+    def transform(self, X) -> np.ndarray:
+        """The documents' topic (= label) proportions, `predict_proba`."""
+        return self.predict_proba(X)
+
+    def label_counts(self, X, n_labels=None) -> np.ndarray:
+        """How many labels `predict` gives each document of ``X`` (see ``n_labels``; an array
+        gives each document's count, e.g. the true counts for an oracle upper bound)."""
+        choice = self.n_labels if n_labels is None else n_labels
+        n_docs = self._new_documents(X).n_documents
+        if isinstance(choice, str):
+            cgs._check_choice("n_labels", choice, N_LABELS)
+            if choice == "mean":
+                return np.full(n_docs, max(1, int(round(self.mean_labels_))))
+            return self.meta_labeler_.predict_counts(self._new_documents(X).counts)
+        return np.broadcast_to(np.asarray(choice, dtype=np.int64), (n_docs,)).copy()
+
+    def predict(self, X, n_labels=None, scores: np.ndarray | None = None) -> sp.csr_matrix:
+        """D x K 0/1 matrix of predicted labels (columns = ``classes_``): each document's
+        `label_counts` best labels by ``scores`` (default `predict_proba`), ties to the more
+        frequent label."""
+        scores = self.predict_proba(X) if scores is None else scores
+        return top_labels(scores, self.label_counts(X, n_labels), self.label_frequency_)
+
+    def predict_labels(self, X, n_labels=None, scores: np.ndarray | None = None) -> list[list]:
+        """`predict` as one list of label names per document."""
+        predicted = self.predict(X, n_labels, scores)
+        return [self.classes_[predicted.indices[predicted.indptr[d]:predicted.indptr[d + 1]]]
+                .tolist() for d in range(predicted.shape[0])]
+
+    # --- model files -----------------------------------------------------------------------------
+    def _state_arrays(self) -> dict[str, np.ndarray]:
+        return {"topic_word_standard": self.topic_word_standard_,
+                "topic_word_p": self.topic_word_p_, "classes": np.asarray(self.classes_),
+                "label_frequency": self.label_frequency_, "training_alpha": self.training_alpha_,
+                "meta_labeler_coef": self.meta_labeler_.coef_}
+
+    def _fitted_metadata(self) -> dict:
+        return {"topic_word_prior": float(self.topic_word_prior_),
+                "log_likelihood": float(self.log_likelihood_),
+                "random_seed": int(self.random_seed_), "n_iter": int(self.n_iter_),
+                "mean_labels": float(self.mean_labels_),
+                "meta_labeler": {"ridge": float(self.meta_labeler_.ridge),
+                                 "max_labels": int(self.meta_labeler_.max_labels_)}}
+
+    def _restore_state(self, arrays: dict[str, np.ndarray], metadata: dict) -> None:
+        super()._restore_state(arrays, metadata)
+        fitted = metadata.get("fitted", {})
+        self.topic_word_standard_ = arrays["topic_word_standard"]
+        self.topic_word_p_ = arrays["topic_word_p"]
+        self.classes_ = arrays["classes"]
+        self.label_frequency_ = arrays["label_frequency"]
+        self.training_alpha_ = arrays["training_alpha"]
+        for name in ("topic_word_standard_", "topic_word_p_"):
+            if getattr(self, name).shape != self.components_.shape:
+                raise ValueError(f"{name[:-1]} is not K x V")
+        if self.classes_.shape != (self.components_.shape[0],):
+            raise ValueError("one label name per topic expected")
+        self.meta_labeler_ = MetaLabeler(fitted["meta_labeler"]["ridge"])
+        self.meta_labeler_.coef_ = arrays["meta_labeler_coef"]
+        self.meta_labeler_.max_labels_ = int(fitted["meta_labeler"]["max_labels"])
+        self.topic_word_prior_ = fitted["topic_word_prior"]
+        self.log_likelihood_ = fitted["log_likelihood"]
+        self.random_seed_ = fitted["random_seed"]
+        self.n_iter_ = fitted["n_iter"]
+        self.mean_labels_ = fitted["mean_labels"]
+
+
+class PriorLDA(LabeledLDA):
+    """Prior-LDA (Rubin et al. 2012): Labeled LDA whose prior on new documents' theta follows the
+    training label frequencies, alpha_k = ``alpha_scale`` f_k / sum f + ``alpha_floor`` / K
+    (equation 59; 50 and 30 in section 6.3), while training keeps the symmetric alpha of
+    equation 58. Parameters and attributes otherwise as `LabeledLDA`."""
+
+    def __init__(self, alpha=None, eta: float = 0.1, burn_in: int = 50, lag: int = 5,
+                 n_samples: int = 1, n_chains: int = 1, estimator: str = "p",
+                 sampler: str = "sparse", n_labels="meta", alpha_scale: float = 50.0,
+                 alpha_floor: float = 30.0, random_state=None):
+        super().__init__(alpha=alpha, eta=eta, burn_in=burn_in, lag=lag, n_samples=n_samples,
+                         n_chains=n_chains, estimator=estimator, sampler=sampler,
+                         n_labels=n_labels, random_state=random_state)
+        self.alpha_scale = alpha_scale
+        self.alpha_floor = alpha_floor
+
+    def _check_parameters(self) -> None:
+        super()._check_parameters()
+        for name in ("alpha_scale", "alpha_floor"):
+            value = getattr(self, name)
+            if not (np.isscalar(value) and np.isfinite(value) and value >= 0):
+                raise ValueError(f"{name} must be a number >= 0, got {value!r}")
+        if self.alpha_floor <= 0:
+            raise ValueError(f"alpha_floor must be positive (alpha of a label never seen in "
+                             f"training), got {self.alpha_floor!r}")
+
+    def _prediction_prior(self, training_alpha, label_frequency) -> np.ndarray:
+        """Equation 59: alpha_k = alpha_scale f_k / sum f + alpha_floor / K."""
+        frequency = np.asarray(label_frequency, dtype=np.float64)
+        return self.alpha_scale * frequency / frequency.sum() + self.alpha_floor / frequency.size
