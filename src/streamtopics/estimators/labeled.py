@@ -18,14 +18,17 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..corpus.corpus import Corpus
 from ..errors import InputError
 from ..inference import cgs
 from ..inference.topic_mask import TopicMask
-from .gibbs_lda import _as_corpus, _BatchTopicModel, _check_count, _prior
+from ..validation import (InstanceOf, Integral, Interval, Options, ParameterError, Real,
+                          check_parameter, validate_parameters)
+from .base import RANDOM_STATE
+from .gibbs_lda import _as_corpus, _BatchTopicModel
 from .label_sets import MetaLabeler, label_indicator, top_labels
 
 N_LABELS = ("meta", "mean")
+VECTOR = InstanceOf((list, tuple, np.ndarray), "K positive numbers")
 
 
 class LabeledLDA(_BatchTopicModel):
@@ -57,6 +60,16 @@ class LabeledLDA(_BatchTopicModel):
     ``log_likelihood_`` (mean over chains of log p(w, z)), ``random_seed_``, ``n_iter_``.
     """
 
+    _parameter_constraints = {
+        "alpha": [None, Interval(Real, 0, None, "neither"), VECTOR],
+        "eta": [Interval(Real, 0, None, "neither")],
+        "burn_in": [Interval(Integral, 0, None)], "lag": [Interval(Integral, 1, None)],
+        "n_samples": [Interval(Integral, 1, None)], "n_chains": [Interval(Integral, 1, None)],
+        "estimator": [Options(cgs.ESTIMATORS)], "sampler": [Options(cgs.SAMPLERS)],
+        "n_labels": [Options(N_LABELS), Interval(Integral, 1, None)],
+        "random_state": RANDOM_STATE,
+    }
+
     def __init__(self, alpha=None, eta: float = 0.1, burn_in: int = 50, lag: int = 5,
                  n_samples: int = 1, n_chains: int = 1, estimator: str = "p",
                  sampler: str = "sparse", n_labels="meta", random_state=None):
@@ -72,17 +85,17 @@ class LabeledLDA(_BatchTopicModel):
         self.random_state = random_state
 
     # --- parameters ------------------------------------------------------------------------------
-    def _check_parameters(self) -> None:
-        for name, low in (("burn_in", 0), ("lag", 1), ("n_samples", 1), ("n_chains", 1)):
-            _check_count(name, getattr(self, name), low)
-        cgs._check_choice("estimator", self.estimator, cgs.ESTIMATORS)
-        cgs._check_choice("sampler", self.sampler, cgs.SAMPLERS)
-        if not (np.isscalar(self.eta) and np.isfinite(self.eta) and self.eta > 0):
-            raise ValueError(f"eta must be a positive number, got {self.eta!r}")
-        if isinstance(self.n_labels, str):
-            cgs._check_choice("n_labels", self.n_labels, N_LABELS)
-        else:
-            _check_count("n_labels", self.n_labels, 1)
+    def _training_alpha(self, n_topics: int) -> np.ndarray:
+        """alpha at training: 50 / K (equation 58) unless given (a number or K numbers)."""
+        if self.alpha is None:
+            return np.full(n_topics, 50.0 / n_topics)
+        alpha = np.asarray(self.alpha, dtype=np.float64)
+        if alpha.ndim == 0:
+            return np.full(n_topics, float(alpha))
+        if alpha.shape != (n_topics,) or not np.all(np.isfinite(alpha)) or alpha.min() <= 0:
+            raise ParameterError(f"{type(self).__name__}: alpha must be a positive number or "
+                                 f"{n_topics} (one per label) positive numbers")
+        return alpha
 
     @property
     def n_topics(self) -> int:
@@ -100,10 +113,7 @@ class LabeledLDA(_BatchTopicModel):
         """Fit on documents ``X`` and their labels ``Y`` (D x L 0/1 matrix, scipy sparse or
         dense, or one list of labels per document; every document needs a label).
         ``progress(chain, sweep)`` is called after every sweep."""
-        self._check_parameters()
-        corpus = _as_corpus(X)
-        if corpus.n_tokens == 0:
-            raise InputError("cannot fit a topic model on documents without any tokens")
+        corpus = self._training_corpus(X)
         classes, indicator = label_indicator(Y, corpus.n_documents)
         unlabelled = np.flatnonzero(np.diff(indicator.indptr) == 0)
         if unlabelled.size:
@@ -111,7 +121,7 @@ class LabeledLDA(_BatchTopicModel):
                              f"({unlabelled.size} such documents): drop unlabelled documents")
         n_topics = classes.size
         mask = TopicMask.from_indicator(indicator)
-        alpha = _prior("alpha", 50.0 / n_topics if self.alpha is None else self.alpha, n_topics)
+        alpha = self._training_alpha(n_topics)
         seed = self._fit_seed()
         tokens, offsets = corpus.document_tokens()
         iterations = self.burn_in + self.lag * self.n_samples
@@ -148,10 +158,10 @@ class LabeledLDA(_BatchTopicModel):
         allowed and alpha = ``doc_topic_prior_``), with phi^p (``topics="p"``) or phi
         (``"standard"``) fixed; default: the ``estimator``'s. Section 6.3's four combinations are
         the two topic choices times the two fields of the result."""
-        self._check_parameters()
+        validate_parameters(self)
         corpus = self._new_documents(X)
-        choice = self.estimator if topics is None else topics
-        cgs._check_choice("topics", choice, cgs.ESTIMATORS)
+        choice = self.estimator if topics is None else check_parameter(
+            "topics", topics, Options(cgs.ESTIMATORS))
         phi = self.topic_word_p_ if choice == "p" else self.topic_word_standard_
         tokens, offsets = corpus.document_tokens()
         return cgs.predict_doc_topics(
@@ -175,7 +185,7 @@ class LabeledLDA(_BatchTopicModel):
         choice = self.n_labels if n_labels is None else n_labels
         n_docs = self._new_documents(X).n_documents
         if isinstance(choice, str):
-            cgs._check_choice("n_labels", choice, N_LABELS)
+            check_parameter("n_labels", choice, Options(N_LABELS))
             if choice == "mean":
                 return np.full(n_docs, max(1, int(round(self.mean_labels_))))
             return self.meta_labeler_.predict_counts(self._new_documents(X).counts)
@@ -248,15 +258,10 @@ class PriorLDA(LabeledLDA):
         self.alpha_scale = alpha_scale
         self.alpha_floor = alpha_floor
 
-    def _check_parameters(self) -> None:
-        super()._check_parameters()
-        for name in ("alpha_scale", "alpha_floor"):
-            value = getattr(self, name)
-            if not (np.isscalar(value) and np.isfinite(value) and value >= 0):
-                raise ValueError(f"{name} must be a number >= 0, got {value!r}")
-        if self.alpha_floor <= 0:
-            raise ValueError(f"alpha_floor must be positive (alpha of a label never seen in "
-                             f"training), got {self.alpha_floor!r}")
+    # alpha_floor > 0 also gives a label never seen in training a positive alpha.
+    _parameter_constraints = {**LabeledLDA._parameter_constraints,
+                              "alpha_scale": [Interval(Real, 0, None)],
+                              "alpha_floor": [Interval(Real, 0, None, "neither")]}
 
     def _prediction_prior(self, training_alpha, label_frequency) -> np.ndarray:
         """Equation 59: alpha_k = alpha_scale f_k / sum f + alpha_floor / K."""
