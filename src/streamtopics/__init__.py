@@ -13,6 +13,7 @@ from .corpus.synthetic import SyntheticTruth, generate_synthetic
 from .errors import InputError, ModelFileError, StreamtopicsError
 from .estimators import CVB0LDA, GibbsLDA, OnlineLDA, load_estimator
 from .estimators.labeled import LabeledLDA, PriorLDA
+from .estimators.labeled_online import LabeledOnlineLDA
 from .training import train_stream
 
 __all__ = [
@@ -23,5 +24,5 @@ __all__ = [
     "SyntheticTruth", "generate_synthetic",
     "OnlineLDA", "GibbsLDA", "CVB0LDA", "load_estimator", "train_stream",
     "InputError", "ModelFileError", "StreamtopicsError",
-    "LabeledLDA", "PriorLDA",
+    "LabeledLDA", "PriorLDA", "LabeledOnlineLDA",
 ]

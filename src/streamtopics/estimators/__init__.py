@@ -5,9 +5,11 @@ from ..errors import ModelFileError
 from .base import NotFittedError, TopicModelEstimator
 from .gibbs_lda import CVB0LDA, GibbsLDA
 from .labeled import LabeledLDA, PriorLDA
+from .labeled_online import LabeledOnlineLDA
 from .online_lda import OnlineLDA
 
-ESTIMATORS = {cls.__name__: cls for cls in (OnlineLDA, GibbsLDA, CVB0LDA, LabeledLDA, PriorLDA)}
+ESTIMATORS = {cls.__name__: cls for cls in (OnlineLDA, GibbsLDA, CVB0LDA, LabeledLDA, PriorLDA,
+                                                 LabeledOnlineLDA)}
 
 
 def load_estimator(path) -> TopicModelEstimator:
@@ -21,4 +23,4 @@ def load_estimator(path) -> TopicModelEstimator:
 
 
 __all__ = ["NotFittedError", "TopicModelEstimator", "OnlineLDA", "GibbsLDA", "CVB0LDA",
-           "LabeledLDA", "PriorLDA", "ESTIMATORS", "load_estimator"]
+           "LabeledLDA", "PriorLDA", "LabeledOnlineLDA", "ESTIMATORS", "load_estimator"]

@@ -4,7 +4,9 @@ sections 2.4 and 6; equation numbers are that paper's).
 
 One topic per label. A training document's tokens may only take the topics of its labels
 (equation 5): `GibbsLDA`'s chain (`inference.cgs.run_chain`) run under a per-document topic
-mask (`inference.topic_mask.TopicMask`). Test documents have no labels: their topic
+mask (`inference.topic_mask.TopicMask`). `LabeledOnlineLDA` learns the same topics online:
+G-OEM (Dupuy & Bach 2016) whose local Gibbs step honours the same mask (beyond both papers),
+and predicts as the batch models do. Test documents have no labels: their topic
 proportions are inferred with the topics fixed and every topic allowed (equation 4), and
 theta^p (equation 33) or theta (equation 3) are the per-label scores. Because topics are anchored
 to labels there is no label switching, so the estimates are averaged over the samples *and the
@@ -31,7 +33,126 @@ N_LABELS = ("meta", "mean")
 VECTOR = InstanceOf((list, tuple, np.ndarray), "K positive numbers")
 
 
-class LabeledLDA(_BatchTopicModel):
+
+def frequency_prior(label_frequency, scale: float = 50.0, floor: float = 30.0) -> np.ndarray:
+    """Prior-LDA's alpha for new documents, equation 59: alpha_k = scale f_k / sum f + floor / K,
+    f_k the number of training documents with label k (50 and 30 in section 6.3)."""
+    frequency = np.asarray(label_frequency, dtype=np.float64)
+    return scale * frequency / frequency.sum() + floor / frequency.size
+
+
+class _LabelModel(_BatchTopicModel):
+    """What the multi-label models share: labels in (`_learn_labels`), prediction out.
+
+    Prediction is the same for all of them: Gibbs sampling of each new document with every
+    topic allowed and the topics fixed (equation 4), alpha = ``doc_topic_prior_``, giving theta
+    (equation 3) and theta^p (equation 33) from the same ``n_samples`` samples of ``n_chains``
+    chains after ``burn_in`` sweeps; `predict` keeps each document's `label_counts` best labels.
+    Subclasses set ``components_``, ``doc_topic_prior_``, ``vocabulary_``, ``random_seed_``
+    and call `_learn_labels`."""
+
+    def _learn_labels(self, corpus, Y) -> TopicMask:
+        """Read the labels of the training ``corpus`` (every document needs one), set
+        ``classes_``, ``label_frequency_``, ``mean_labels_`` and ``meta_labeler_``; the mask
+        of equation 5."""
+        classes, indicator = label_indicator(Y, corpus.n_documents)
+        unlabelled = np.flatnonzero(np.diff(indicator.indptr) == 0)
+        if unlabelled.size:
+            raise InputError(f"training document {int(unlabelled[0])} has no label "
+                             f"({unlabelled.size} such documents): drop unlabelled documents")
+        self.classes_ = classes
+        self.label_frequency_ = np.asarray(indicator.sum(axis=0), dtype=np.int64).ravel()
+        label_counts = np.diff(indicator.indptr)
+        self.meta_labeler_ = MetaLabeler().fit(corpus.counts, label_counts)
+        self.mean_labels_ = float(label_counts.mean())
+        return TopicMask.from_indicator(indicator)
+
+    def _topic_word(self, topics: str) -> np.ndarray:
+        """The topics prediction holds fixed (models with phi and phi^p choose)."""
+        return self.components_
+
+    def predict_doc_topics(self, X, topics: str | None = None,
+                           per_sample: bool = False) -> cgs.Prediction:
+        """theta and theta^p of new documents from the same samples (equation 4 with every topic
+        allowed and alpha = ``doc_topic_prior_``), with phi^p (``topics="p"``) or phi
+        (``"standard"``) fixed where the model keeps both; default: the ``estimator``'s.
+        Section 6.3's four combinations are the two topic choices times the two fields."""
+        validate_parameters(self)
+        corpus = self._new_documents(X)
+        choice = self.estimator if topics is None else check_parameter(
+            "topics", topics, Options(cgs.ESTIMATORS))
+        tokens, offsets = corpus.document_tokens()
+        return cgs.predict_doc_topics(
+            self._topic_word(choice), self.doc_topic_prior_, tokens, offsets,
+            burn_in=self.burn_in, lag=self.lag, n_samples=self.n_samples,
+            n_chains=self.n_chains, seed=self.random_seed_, per_sample=per_sample)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Per-label scores (D x K, rows sum to 1): theta^p (equation 33) with
+        ``estimator="p"``, else theta (equation 3)."""
+        prediction = self.predict_doc_topics(X)
+        return prediction.theta_p if self.estimator == "p" else prediction.theta
+
+    def transform(self, X) -> np.ndarray:
+        """The documents' topic (= label) proportions, `predict_proba`."""
+        return self.predict_proba(X)
+
+    def label_counts(self, X, n_labels=None) -> np.ndarray:
+        """How many labels `predict` gives each document of ``X`` (see ``n_labels``; an array
+        gives each document's count, e.g. the true counts for an oracle upper bound)."""
+        choice = self.n_labels if n_labels is None else n_labels
+        corpus = self._new_documents(X)
+        if isinstance(choice, str):
+            check_parameter("n_labels", choice, Options(N_LABELS))
+            if choice == "mean":
+                return np.full(corpus.n_documents, max(1, int(round(self.mean_labels_))))
+            return self.meta_labeler_.predict_counts(corpus.counts)
+        return np.broadcast_to(np.asarray(choice, dtype=np.int64), (corpus.n_documents,)).copy()
+
+    def predict(self, X, n_labels=None, scores: np.ndarray | None = None) -> sp.csr_matrix:
+        """D x K 0/1 matrix of predicted labels (columns = ``classes_``): each document's
+        `label_counts` best labels by ``scores`` (default `predict_proba`), ties to the more
+        frequent label."""
+        scores = self.predict_proba(X) if scores is None else scores
+        return top_labels(scores, self.label_counts(X, n_labels), self.label_frequency_)
+
+    def predict_labels(self, X, n_labels=None, scores: np.ndarray | None = None) -> list[list]:
+        """`predict` as one list of label names per document."""
+        predicted = self.predict(X, n_labels, scores)
+        return [self.classes_[predicted.indices[predicted.indptr[d]:predicted.indptr[d + 1]]]
+                .tolist() for d in range(predicted.shape[0])]
+
+    @property
+    def n_topics(self) -> int:
+        """K: one topic per label (known once fitted)."""
+        if not hasattr(self, "classes_"):
+            self._check_fitted()
+        return self.classes_.size
+
+    # --- model files: the label part -------------------------------------------------------------
+    def _label_arrays(self) -> dict[str, np.ndarray]:
+        return {"classes": np.asarray(self.classes_), "label_frequency": self.label_frequency_,
+                "meta_labeler_coef": self.meta_labeler_.coef_}
+
+    def _label_metadata(self) -> dict:
+        return {"random_seed": int(self.random_seed_), "mean_labels": float(self.mean_labels_),
+                "meta_labeler": {"ridge": float(self.meta_labeler_.ridge),
+                                 "max_labels": int(self.meta_labeler_.max_labels_)}}
+
+    def _restore_labels(self, arrays: dict[str, np.ndarray], fitted: dict) -> None:
+        self.classes_ = arrays["classes"]
+        self.label_frequency_ = arrays["label_frequency"]
+        if self.classes_.shape != (self.components_.shape[0],) \
+                or self.label_frequency_.shape != self.classes_.shape:
+            raise ValueError("one label name and frequency per topic expected")
+        self.meta_labeler_ = MetaLabeler(fitted["meta_labeler"]["ridge"])
+        self.meta_labeler_.coef_ = arrays["meta_labeler_coef"]
+        self.meta_labeler_.max_labels_ = int(fitted["meta_labeler"]["max_labels"])
+        self.random_seed_ = fitted["random_seed"]
+        self.mean_labels_ = fitted["mean_labels"]
+
+
+class LabeledLDA(_LabelModel):
     """Labeled LDA by collapsed Gibbs sampling, with CGS_p or standard estimators.
 
     Parameters
@@ -97,12 +218,6 @@ class LabeledLDA(_BatchTopicModel):
                                  f"{n_topics} (one per label) positive numbers")
         return alpha
 
-    @property
-    def n_topics(self) -> int:
-        """K: one topic per label (known once fitted)."""
-        self._check_fitted()
-        return self.classes_.size
-
     def _prediction_prior(self, training_alpha: np.ndarray,
                           label_frequency: np.ndarray) -> np.ndarray:
         """alpha for new documents: Labeled LDA keeps the training alpha."""
@@ -114,13 +229,8 @@ class LabeledLDA(_BatchTopicModel):
         dense, or one list of labels per document; every document needs a label).
         ``progress(chain, sweep)`` is called after every sweep."""
         corpus = self._training_corpus(X)
-        classes, indicator = label_indicator(Y, corpus.n_documents)
-        unlabelled = np.flatnonzero(np.diff(indicator.indptr) == 0)
-        if unlabelled.size:
-            raise InputError(f"training document {int(unlabelled[0])} has no label "
-                             f"({unlabelled.size} such documents): drop unlabelled documents")
-        n_topics = classes.size
-        mask = TopicMask.from_indicator(indicator)
+        mask = self._learn_labels(corpus, Y)
+        n_topics = self.classes_.size
         alpha = self._training_alpha(n_topics)
         seed = self._fit_seed()
         tokens, offsets = corpus.document_tokens()
@@ -137,109 +247,42 @@ class LabeledLDA(_BatchTopicModel):
         self.topic_word_standard_ = np.mean([r.phi_standard for r in results], axis=0)
         self.components_ = self.topic_word_p_ if self.estimator == "p" \
             else self.topic_word_standard_
-        self.classes_ = classes
-        self.label_frequency_ = np.asarray(indicator.sum(axis=0), dtype=np.int64).ravel()
         self.training_alpha_ = alpha
         self.doc_topic_prior_ = self._prediction_prior(alpha, self.label_frequency_)
         self.topic_word_prior_ = float(self.eta)
         self.vocabulary_ = corpus.vocabulary
-        label_counts = np.diff(indicator.indptr)
-        self.meta_labeler_ = MetaLabeler().fit(corpus.counts, label_counts)
-        self.mean_labels_ = float(label_counts.mean())
         self.log_likelihood_ = float(np.mean([r.log_likelihood for r in results]))
         self.random_seed_ = seed
         self.n_iter_ = iterations
         return self
 
-    # --- prediction ------------------------------------------------------------------------------
-    def predict_doc_topics(self, X, topics: str | None = None,
-                           per_sample: bool = False) -> cgs.Prediction:
-        """theta and theta^p of new documents from the same samples (equation 4 with every topic
-        allowed and alpha = ``doc_topic_prior_``), with phi^p (``topics="p"``) or phi
-        (``"standard"``) fixed; default: the ``estimator``'s. Section 6.3's four combinations are
-        the two topic choices times the two fields of the result."""
-        validate_parameters(self)
-        corpus = self._new_documents(X)
-        choice = self.estimator if topics is None else check_parameter(
-            "topics", topics, Options(cgs.ESTIMATORS))
-        phi = self.topic_word_p_ if choice == "p" else self.topic_word_standard_
-        tokens, offsets = corpus.document_tokens()
-        return cgs.predict_doc_topics(
-            phi, self.doc_topic_prior_, tokens, offsets, burn_in=self.burn_in, lag=self.lag,
-            n_samples=self.n_samples, n_chains=self.n_chains, seed=self.random_seed_,
-            per_sample=per_sample)
-
-    def predict_proba(self, X) -> np.ndarray:
-        """Per-label scores (D x K, rows sum to 1): theta^p (equation 33) with
-        ``estimator="p"``, else theta (equation 3)."""
-        prediction = self.predict_doc_topics(X)
-        return prediction.theta_p if self.estimator == "p" else prediction.theta
-
-    def transform(self, X) -> np.ndarray:
-        """The documents' topic (= label) proportions, `predict_proba`."""
-        return self.predict_proba(X)
-
-    def label_counts(self, X, n_labels=None) -> np.ndarray:
-        """How many labels `predict` gives each document of ``X`` (see ``n_labels``; an array
-        gives each document's count, e.g. the true counts for an oracle upper bound)."""
-        choice = self.n_labels if n_labels is None else n_labels
-        n_docs = self._new_documents(X).n_documents
-        if isinstance(choice, str):
-            check_parameter("n_labels", choice, Options(N_LABELS))
-            if choice == "mean":
-                return np.full(n_docs, max(1, int(round(self.mean_labels_))))
-            return self.meta_labeler_.predict_counts(self._new_documents(X).counts)
-        return np.broadcast_to(np.asarray(choice, dtype=np.int64), (n_docs,)).copy()
-
-    def predict(self, X, n_labels=None, scores: np.ndarray | None = None) -> sp.csr_matrix:
-        """D x K 0/1 matrix of predicted labels (columns = ``classes_``): each document's
-        `label_counts` best labels by ``scores`` (default `predict_proba`), ties to the more
-        frequent label."""
-        scores = self.predict_proba(X) if scores is None else scores
-        return top_labels(scores, self.label_counts(X, n_labels), self.label_frequency_)
-
-    def predict_labels(self, X, n_labels=None, scores: np.ndarray | None = None) -> list[list]:
-        """`predict` as one list of label names per document."""
-        predicted = self.predict(X, n_labels, scores)
-        return [self.classes_[predicted.indices[predicted.indptr[d]:predicted.indptr[d + 1]]]
-                .tolist() for d in range(predicted.shape[0])]
+    def _topic_word(self, topics: str) -> np.ndarray:
+        return self.topic_word_p_ if topics == "p" else self.topic_word_standard_
 
     # --- model files -----------------------------------------------------------------------------
     def _state_arrays(self) -> dict[str, np.ndarray]:
         return {"topic_word_standard": self.topic_word_standard_,
-                "topic_word_p": self.topic_word_p_, "classes": np.asarray(self.classes_),
-                "label_frequency": self.label_frequency_, "training_alpha": self.training_alpha_,
-                "meta_labeler_coef": self.meta_labeler_.coef_}
+                "topic_word_p": self.topic_word_p_, "training_alpha": self.training_alpha_,
+                **self._label_arrays()}
 
     def _fitted_metadata(self) -> dict:
         return {"topic_word_prior": float(self.topic_word_prior_),
-                "log_likelihood": float(self.log_likelihood_),
-                "random_seed": int(self.random_seed_), "n_iter": int(self.n_iter_),
-                "mean_labels": float(self.mean_labels_),
-                "meta_labeler": {"ridge": float(self.meta_labeler_.ridge),
-                                 "max_labels": int(self.meta_labeler_.max_labels_)}}
+                "log_likelihood": float(self.log_likelihood_), "n_iter": int(self.n_iter_),
+                **self._label_metadata()}
 
     def _restore_state(self, arrays: dict[str, np.ndarray], metadata: dict) -> None:
         super()._restore_state(arrays, metadata)
         fitted = metadata.get("fitted", {})
+        self._restore_labels(arrays, fitted)
         self.topic_word_standard_ = arrays["topic_word_standard"]
         self.topic_word_p_ = arrays["topic_word_p"]
-        self.classes_ = arrays["classes"]
-        self.label_frequency_ = arrays["label_frequency"]
         self.training_alpha_ = arrays["training_alpha"]
         for name in ("topic_word_standard_", "topic_word_p_"):
             if getattr(self, name).shape != self.components_.shape:
                 raise ValueError(f"{name[:-1]} is not K x V")
-        if self.classes_.shape != (self.components_.shape[0],):
-            raise ValueError("one label name per topic expected")
-        self.meta_labeler_ = MetaLabeler(fitted["meta_labeler"]["ridge"])
-        self.meta_labeler_.coef_ = arrays["meta_labeler_coef"]
-        self.meta_labeler_.max_labels_ = int(fitted["meta_labeler"]["max_labels"])
         self.topic_word_prior_ = fitted["topic_word_prior"]
         self.log_likelihood_ = fitted["log_likelihood"]
-        self.random_seed_ = fitted["random_seed"]
         self.n_iter_ = fitted["n_iter"]
-        self.mean_labels_ = fitted["mean_labels"]
 
 
 class PriorLDA(LabeledLDA):
@@ -265,5 +308,4 @@ class PriorLDA(LabeledLDA):
 
     def _prediction_prior(self, training_alpha, label_frequency) -> np.ndarray:
         """Equation 59: alpha_k = alpha_scale f_k / sum f + alpha_floor / K."""
-        frequency = np.asarray(label_frequency, dtype=np.float64)
-        return self.alpha_scale * frequency / frequency.sum() + self.alpha_floor / frequency.size
+        return frequency_prior(label_frequency, self.alpha_scale, self.alpha_floor)

@@ -62,6 +62,21 @@ VOCABULARY_FULL = "new word, vocabulary full (max_vocabulary)"
 FULL_BATCH_CHUNK = 100
 
 
+def _check_mask(topic_mask, n_documents: int, model: "OnlineLDA") -> None:
+    """A topic mask needs a Gibbs local step, minibatches (not a full-batch method) and one row
+    per document."""
+    if topic_mask is None:
+        return
+    method = model._validated_method()
+    if not method.local.startswith("gibbs") or method.full_batch:
+        raise ValueError(f"a topic mask needs a Gibbs local step and minibatches, not the "
+                         f"method {method.name!r}")
+    if topic_mask.n_documents != n_documents or topic_mask.n_topics != model.n_topics:
+        raise ValueError(f"the topic mask is {topic_mask.n_documents} documents x "
+                         f"{topic_mask.n_topics} topics, the data {n_documents} documents x "
+                         f"{model.n_topics} topics")
+
+
 class OnlineLDA(TopicModelEstimator):
     """LDA trained online by Algorithm 1 of Dupuy & Bach (2016) with a pluggable local estimator.
 
@@ -224,14 +239,20 @@ class OnlineLDA(TopicModelEstimator):
                             else np.asarray([f"w{i}" for i in range(n_words)], dtype=str))
         self._components_cache = None
 
-    def fit(self, X, y=None, *, callback=None) -> "OnlineLDA":
+    def fit(self, X, y=None, *, callback=None, topic_mask=None) -> "OnlineLDA":
         """Train from scratch on ``X`` (a `Corpus`, sparse or dense D x V counts): ``n_passes``
         passes of consecutive minibatches of ``batch_size`` documents, in corpus order (for a
         full-batch method, ``n_passes`` steps each over the whole corpus, in chunks of
         `FULL_BATCH_CHUNK`). Bayesian methods take
         D = ``corpus_size``, or the number of documents of ``X`` when it is None.
-        ``callback(model, report)`` is called after every step with a `StepReport`."""
+        ``callback(model, report)`` is called after every step with a `StepReport`.
+        ``topic_mask``: the topics each document may use (a `TopicMask` of D rows; Labeled LDA
+        trained online, `LabeledOnlineLDA`); needs a Gibbs local step, an integer ``n_passes``
+        and a method that is not full-batch."""
         counts, vocabulary = _counts_and_vocabulary(X)
+        _check_mask(topic_mask, counts.shape[0], self)
+        if topic_mask is not None and self.n_passes == auto_passes.AUTO:
+            raise ValueError("a topic mask needs an integer n_passes, not 'auto'")
         schedule = None
         if self.n_passes == auto_passes.AUTO:
             split = auto_passes.validation_split(counts.shape[0])
@@ -249,9 +270,11 @@ class OnlineLDA(TopicModelEstimator):
             if self.method_.full_batch:
                 after_step(self._engine, self._engine.batch_step(self._chunks(counts)))
             else:
-                self._engine.fit((Minibatch.from_counts(counts[start:start + self.batch_size])
-                                  for start in range(0, counts.shape[0], self.batch_size)),
-                                 callbacks=[after_step])
+                self._engine.fit((Minibatch.from_counts(
+                    counts[start:start + self.batch_size], topic_mask=None if topic_mask is None
+                    else topic_mask.rows(start, min(start + self.batch_size, counts.shape[0])))
+                    for start in range(0, counts.shape[0], self.batch_size)),
+                    callbacks=[after_step])
             self.n_passes_ += 1
             if schedule is None and self.n_passes_ == self.n_passes:
                 break
@@ -267,13 +290,15 @@ class OnlineLDA(TopicModelEstimator):
         return (Minibatch.from_counts(counts[start:start + size], first_document=start)
                 for start in range(0, counts.shape[0], size))
 
-    def partial_fit(self, X, y=None) -> "OnlineLDA":
+    def partial_fit(self, X, y=None, topic_mask=None) -> "OnlineLDA":
         """One online EM step with the documents of ``X`` as the minibatch. The first call
         initialises the model (vocabulary size V from ``X``); later calls must have the same V.
         ``fit(corpus)`` equals ``partial_fit`` on its consecutive ``batch_size`` slices.
         Bayesian methods need ``corpus_size`` (D) set beforehand. For a full-batch method
-        ``X`` is the whole corpus and one call is one batch iteration."""
+        ``X`` is the whole corpus and one call is one batch iteration. ``topic_mask``: as in
+        `fit`."""
         counts, vocabulary = _counts_and_vocabulary(X)
+        _check_mask(topic_mask, counts.shape[0], self)
         if not self._is_fitted():
             self._start(counts, vocabulary, counts.shape[0])
         elif counts.shape[1] != self._engine.n_words:
@@ -284,7 +309,7 @@ class OnlineLDA(TopicModelEstimator):
         if self.method_.full_batch:
             self._engine.batch_step(self._chunks(counts))
         else:
-            self._engine.partial_fit(Minibatch.from_counts(counts))
+            self._engine.partial_fit(Minibatch.from_counts(counts, topic_mask=topic_mask))
         self._components_cache = None
         return self
 
