@@ -46,8 +46,9 @@ def test_messages_name_the_estimator_the_parameter_its_symbol_and_the_value():
     assert isinstance(error.value, StreamtopicsError) and isinstance(error.value, ValueError)
     with pytest.raises(ParameterError, match="unknown sampler 'alias': sampler must be one of"):
         GibbsLDA(2, sampler="alias").fit(corpus)
-    with pytest.raises(ParameterError, match="CVB0LDA: alpha must be a number > 0 or n_topics"):
-        CVB0LDA(2, alpha=[1.0, 2.0, 3.0]).fit(corpus)
+    with pytest.raises(ParameterError, match="CVB0LDA: doc_topic_prior \\(alpha\\) must be a "
+                                             "number > 0 or n_topics positive numbers"):
+        CVB0LDA(2, doc_topic_prior=[1.0, 2.0, 3.0]).fit(corpus)
     with pytest.raises(ParameterError, match="n_particles must be an integer >= 1, got 0"):
         check_count(0, "n_particles", 1)
 

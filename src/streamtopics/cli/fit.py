@@ -252,13 +252,15 @@ def _passes(text: str):
 def _build_model(args):
     """The estimator that ``--method`` names, with the command's settings."""
     if args.method == "cgs":
-        return GibbsLDA(n_topics=args.topics, alpha=args.alpha, eta=args.eta,
-                        optimize_alpha=args.optimize_alpha, iterations=args.iterations,
+        return GibbsLDA(n_topics=args.topics, doc_topic_prior=args.alpha,
+                        topic_word_prior=args.eta, optimize_alpha=args.optimize_alpha,
+                        n_passes=args.iterations,
                         burn_in=args.burn_in, lag=args.lag, n_samples=args.samples,
                         n_chains=args.chains, estimator=args.estimator, random_state=args.seed)
     if args.method == "cvb0":
-        return CVB0LDA(n_topics=args.topics, alpha=args.alpha, eta=args.eta,
-                       iterations=args.iterations, random_state=args.seed)
+        return CVB0LDA(n_topics=args.topics, doc_topic_prior=args.alpha,
+                       topic_word_prior=args.eta, n_passes=args.iterations,
+                       random_state=args.seed)
     return OnlineLDA(n_topics=args.topics, method=args.method, batch_size=args.batch_size,
                      local_passes=args.local_passes, step_offset=args.step_offset,
                      step_decay=args.step_decay, averaging=args.averaging, n_passes=args.passes,
@@ -312,4 +314,4 @@ def _fit_with_progress(model, corpus, args, evaluation=None) -> None:
     else:
         sweeps = args.iterations * (args.chains if args.method == "cgs" else 1)
         with progress(total=sweeps, desc=args.method, unit="sweep") as bar:
-            model.fit(corpus, progress=lambda *_: bar.update(1))
+            model.fit(corpus, callback=lambda *_: bar.update(1))

@@ -2,7 +2,7 @@
 
 from .. import persistence
 from ..errors import ModelFileError
-from .base import NotFittedError, TopicModelEstimator
+from .base import NotFittedError, PassReport, TopicModelEstimator
 from .gibbs_lda import CVB0LDA, GibbsLDA
 from .labeled import LabeledLDA, PriorLDA
 from .labeled_online import LabeledOnlineLDA
@@ -22,5 +22,5 @@ def load_estimator(path) -> TopicModelEstimator:
     return estimator._from_model_file(path, arrays, metadata)
 
 
-__all__ = ["NotFittedError", "TopicModelEstimator", "OnlineLDA", "GibbsLDA", "CVB0LDA",
-           "LabeledLDA", "PriorLDA", "LabeledOnlineLDA", "ESTIMATORS", "load_estimator"]
+__all__ = ["NotFittedError", "PassReport", "TopicModelEstimator", "OnlineLDA", "GibbsLDA",
+           "CVB0LDA", "LabeledLDA", "PriorLDA", "LabeledOnlineLDA", "ESTIMATORS", "load_estimator"]

@@ -8,6 +8,8 @@ fitted attributes ending in ``_`` (at least ``components_``, K x V, rows sum to 
 from __future__ import annotations
 
 import inspect
+import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -24,11 +26,66 @@ class NotFittedError(ValueError, AttributeError):
     """The estimator is used before ``fit`` or ``partial_fit``."""
 
 
+@dataclass(frozen=True)
+class PassReport:
+    """What a batch estimator's ``callback(model, report)`` hears after each pass over the
+    training corpus (a Gibbs sweep, a CVB0 iteration): the chain (0 for CVB0) and the 1-based
+    pass number. (`OnlineLDA` reports its steps with an `engine.StepReport`.)"""
+
+    chain: int
+    n_pass: int
+
+
+def _deprecated(message: str) -> None:
+    warnings.warn(message + "; the old name will be removed in the next release",
+                  FutureWarning, stacklevel=4)
+
+
 class TopicModelEstimator:
     """Base class: ``get_params``/``set_params`` (so ``sklearn.base.clone`` works), ``top_words``,
     ``save``/``load`` through the safe model file (`streamtopics.persistence`)."""
 
+    # Deprecated parameter names -> their names now (one vocabulary across estimators, issue 18).
+    _renamed_parameters: dict[str, str] = {}
+    # Each subclass's `validation` table; the papers' symbols of parameter names, for messages.
+    _parameter_constraints: dict[str, list] = {}
+    _parameter_symbols = {"doc_topic_prior": "alpha", "topic_word_prior": "eta"}
+
     # --- scikit-learn parameter protocol ---------------------------------------------------------
+    def _take_renamed(self, renamed: dict) -> None:
+        """Store values given to ``__init__`` under deprecated names under their new names."""
+        for old, value in renamed.items():
+            new = self._renamed_parameters.get(old)
+            if new is None:
+                raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument "
+                                f"{old!r}")
+            _deprecated(f"{type(self).__name__}: parameter {old!r} is now {new!r}")
+            setattr(self, new, value)
+
+    def __getattr__(self, name: str):
+        """A deprecated parameter name reads its new name (FutureWarning)."""
+        new = type(self)._renamed_parameters.get(name)
+        if new is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        _deprecated(f"{type(self).__name__}: parameter {name!r} is now {new!r}")
+        return getattr(self, new)
+
+    def _pass_observer(self, callback, progress, chains: bool = True):
+        """The (chain, pass) -> None observer of a batch fit: ``callback(self, PassReport)``
+        and the deprecated ``progress`` (``progress(chain, pass)``, or ``progress(pass)`` when
+        not ``chains``); None when neither is given."""
+        if progress is not None:
+            _deprecated(f"{type(self).__name__}.fit: progress= is now callback=(model, report)")
+        if callback is None and progress is None:
+            return None
+
+        def observe(chain: int, n_pass: int) -> None:
+            if progress is not None:
+                progress(chain, n_pass) if chains else progress(n_pass)
+            if callback is not None:
+                callback(self, PassReport(chain, n_pass))
+        return observe
+
     @classmethod
     def _parameter_names(cls) -> list[str]:
         signature = inspect.signature(cls.__init__)
@@ -41,6 +98,10 @@ class TopicModelEstimator:
     def set_params(self, **params):
         valid = set(self._parameter_names())
         for name, value in params.items():
+            if name in self._renamed_parameters:
+                _deprecated(f"{type(self).__name__}: parameter {name!r} is now "
+                            f"{self._renamed_parameters[name]!r}")
+                name = self._renamed_parameters[name]
             if name not in valid:
                 raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}")
             setattr(self, name, value)
@@ -143,7 +204,9 @@ class TopicModelEstimator:
                                  f"not a {cls.__name__}")
         persistence.topic_parameters(arrays, path)  # beta, alpha, vocabulary consistent and finite
         try:
-            model = cls(**metadata.get("parameters", {}))
+            # files written before a parameter was renamed name it by its old name
+            model = cls(**{cls._renamed_parameters.get(name, name): value
+                           for name, value in metadata.get("parameters", {}).items()})
             model._restore_state(arrays, metadata)
         except (KeyError, TypeError, ValueError) as error:
             raise ModelFileError(f"{path}: incomplete or inconsistent {cls.__name__} model "

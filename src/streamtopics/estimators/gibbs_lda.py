@@ -36,10 +36,13 @@ def _as_corpus(X, n_words: int | None = None) -> Corpus:
 # Constraints shared by the batch estimators (`validation`).
 _PRIORS = {
     "n_topics": [Interval(Integral, 1, None)],
-    "alpha": [Interval(Real, 0, None, "neither"), PositiveVector("n_topics")],
-    "eta": [Interval(Real, 0, None, "neither")],
+    "doc_topic_prior": [Interval(Real, 0, None, "neither"), PositiveVector("n_topics")],
+    "topic_word_prior": [Interval(Real, 0, None, "neither")],
     "random_state": RANDOM_STATE,
 }
+# The names these estimators had before they took `OnlineLDA`'s (issue 18), accepted with a
+# FutureWarning until the next release.
+_RENAMED = {"alpha": "doc_topic_prior", "eta": "topic_word_prior", "iterations": "n_passes"}
 
 
 def _prior_vector(value, size: int) -> np.ndarray:
@@ -90,12 +93,12 @@ class GibbsLDA(_BatchTopicModel):
     Parameters
     ----------
     n_topics : K.
-    alpha : document-topic prior, a number (symmetric) or K numbers.
-    eta : topic-word prior (symmetric), the paper's beta.
+    doc_topic_prior : alpha, the document-topic prior, a number (symmetric) or K numbers.
+    topic_word_prior : eta, the topic-word prior (symmetric), the paper's beta.
     optimize_alpha, optimize_eta : re-estimate the priors by Minka's fixed point every
         ``optimize_interval`` sweeps, after ``burn_in`` and before the first kept sample
         (alpha asymmetric, eta symmetric; as MALLET and tomotopy do).
-    iterations : training sweeps per chain.
+    n_passes : training sweeps (passes over the corpus) per chain.
     burn_in, lag, n_samples : each chain keeps its last ``n_samples`` states ``lag`` sweeps
         apart, after ``burn_in`` (training; see `inference.cgs.sample_sweeps`), and
         ``transform`` runs ``burn_in`` sweeps then keeps ``n_samples`` states ``lag`` apart
@@ -113,30 +116,34 @@ class GibbsLDA(_BatchTopicModel):
     ``topic_word_prior_`` (eta), ``vocabulary_``, ``topic_word_counts_`` (K x V int32, the
     kept chain's final sample), ``log_likelihood_`` (its log p(w, z), nats),
     ``chain_log_likelihoods_``, ``random_seed_``, ``n_iter_``.
+
+    Deprecated names (FutureWarning, removed in the next release): ``alpha``, ``eta``,
+    ``iterations``; ``fit(progress=)``.
     """
 
+    _renamed_parameters = {**_RENAMED}
     _parameter_constraints = {
         **_PRIORS,
         "optimize_alpha": [BOOLEAN], "optimize_eta": [BOOLEAN],
         "optimize_interval": [Interval(Integral, 1, None)],
-        "iterations": [Interval(Integral, 1, None)], "burn_in": [Interval(Integral, 0, None)],
+        "n_passes": [Interval(Integral, 1, None)], "burn_in": [Interval(Integral, 0, None)],
         "lag": [Interval(Integral, 1, None)], "n_samples": [Interval(Integral, 1, None)],
         "n_chains": [Interval(Integral, 1, None)],
         "estimator": [Options(cgs.ESTIMATORS)], "sampler": [Options(cgs.SAMPLERS)],
     }
 
-    def __init__(self, n_topics: int = 10, alpha=0.1, eta: float = 0.01,
+    def __init__(self, n_topics: int = 10, doc_topic_prior=0.1, topic_word_prior: float = 0.01,
                  optimize_alpha: bool = False, optimize_eta: bool = False,
-                 optimize_interval: int = 10, iterations: int = 200, burn_in: int = 50,
+                 optimize_interval: int = 10, n_passes: int = 200, burn_in: int = 50,
                  lag: int = 5, n_samples: int = 10, n_chains: int = 1, estimator: str = "p",
-                 sampler: str = "sparse", random_state=None):
+                 sampler: str = "sparse", random_state=None, **renamed):
         self.n_topics = n_topics
-        self.alpha = alpha
-        self.eta = eta
+        self.doc_topic_prior = doc_topic_prior
+        self.topic_word_prior = topic_word_prior
         self.optimize_alpha = optimize_alpha
         self.optimize_eta = optimize_eta
         self.optimize_interval = optimize_interval
-        self.iterations = iterations
+        self.n_passes = n_passes
         self.burn_in = burn_in
         self.lag = lag
         self.n_samples = n_samples
@@ -144,29 +151,32 @@ class GibbsLDA(_BatchTopicModel):
         self.estimator = estimator
         self.sampler = sampler
         self.random_state = random_state
+        self._take_renamed(renamed)
 
-    def fit(self, X, y=None, progress=None):
-        """Sample; ``progress(chain, sweep)`` is called after every sweep if given."""
-        self.fit_transform(X, progress=progress)
+    def fit(self, X, y=None, *, callback=None, progress=None):
+        """Sample; ``callback(model, report)`` is called after every sweep with a `PassReport`
+        (the chain and the sweep). ``progress(chain, sweep)``: deprecated."""
+        self.fit_transform(X, callback=callback, progress=progress)
         return self
 
-    def fit_transform(self, X, y=None, progress=None) -> np.ndarray:
+    def fit_transform(self, X, y=None, *, callback=None, progress=None) -> np.ndarray:
         """Fit and return the training documents' topic proportions (D x K) from the kept
         chain's samples (theta^p or theta, aligned with ``components_``)."""
+        observe = self._pass_observer(callback, progress)
         corpus = self._training_corpus(X)
-        alpha = _prior_vector(self.alpha, self.n_topics)
+        alpha = _prior_vector(self.doc_topic_prior, self.n_topics)
         seed = self._fit_seed()
         tokens, offsets = corpus.document_tokens()
         every = self.optimize_interval
         best, log_likelihoods = None, []
         for chain in range(self.n_chains):
             result = cgs.run_chain(
-                tokens, offsets, self.n_topics, corpus.n_words, alpha, self.eta,
-                iterations=self.iterations, burn_in=self.burn_in, lag=self.lag,
+                tokens, offsets, self.n_topics, corpus.n_words, alpha, self.topic_word_prior,
+                iterations=self.n_passes, burn_in=self.burn_in, lag=self.lag,
                 n_samples=self.n_samples, sampler=self.sampler, estimator=self.estimator,
                 optimize_alpha_every=every if self.optimize_alpha else 0,
                 optimize_eta_every=every if self.optimize_eta else 0, seed=seed, chain=chain,
-                progress=None if progress is None else (lambda sweep, c=chain: progress(c, sweep)))
+                progress=None if observe is None else (lambda sweep, c=chain: observe(c, sweep)))
             log_likelihoods.append(result.log_likelihood)
             if best is None or result.log_likelihood > best.log_likelihood:
                 best = result
@@ -178,7 +188,7 @@ class GibbsLDA(_BatchTopicModel):
         self.log_likelihood_ = best.log_likelihood
         self.chain_log_likelihoods_ = log_likelihoods
         self.random_seed_ = seed
-        self.n_iter_ = self.iterations
+        self.n_iter_ = self.n_passes
         return best.theta
 
     def transform(self, X) -> np.ndarray:
@@ -204,8 +214,8 @@ class GibbsLDA(_BatchTopicModel):
         """A fitted model from a MALLET ``--output-state`` file (section 5.7): the CGS_p (or
         standard) estimators of MALLET's sample, with its alpha, beta and vocabulary."""
         state = read_mallet_state(path)
-        model = cls(n_topics=state.n_topics, alpha=float(state.alpha.mean()), eta=state.eta,
-                    estimator=estimator, **params)
+        model = cls(n_topics=state.n_topics, doc_topic_prior=float(state.alpha.mean()),
+                    topic_word_prior=state.eta, estimator=estimator, **params)
         gibbs = state.gibbs_state()
         model.components_, _ = gibbs.estimate(state.alpha, state.eta, estimator)
         model.doc_topic_prior_ = state.alpha
@@ -242,43 +252,52 @@ class GibbsLDA(_BatchTopicModel):
 class CVB0LDA(_BatchTopicModel):
     """LDA by CVB0 (equation 6), deterministic given ``random_state`` (its random start).
 
-    ``iterations`` passes at most, stopping early once the mean change of a token's topic
-    distribution falls below ``tolerance``; ``transform`` runs ``transform_iterations`` CVB0
-    passes per new document with the topics fixed. Fitted attributes: ``components_``
+    ``n_passes`` passes at most, stopping early once the mean change of a token's topic
+    distribution falls below ``tolerance``; ``transform`` runs ``transform_passes`` CVB0
+    passes per new document with the topics fixed; priors ``doc_topic_prior`` (alpha) and
+    ``topic_word_prior`` (eta) as `GibbsLDA`'s. Fitted attributes: ``components_``
     (equation 2 on soft counts), ``doc_topic_prior_``, ``topic_word_prior_``,
-    ``vocabulary_``, ``n_iter_``.
+    ``vocabulary_``, ``n_iter_``. Deprecated names (FutureWarning, removed in the next
+    release): ``alpha``, ``eta``, ``iterations``, ``transform_iterations``; ``fit(progress=)``.
     """
 
+    _renamed_parameters = {**_RENAMED, "transform_iterations": "transform_passes"}
     _parameter_constraints = {
-        **_PRIORS, "iterations": [Interval(Integral, 1, None)],
+        **_PRIORS, "n_passes": [Interval(Integral, 1, None)],
         "tolerance": [Interval(Real, 0, None)],
-        "transform_iterations": [Interval(Integral, 0, None)],
+        "transform_passes": [Interval(Integral, 0, None)],
     }
 
-    def __init__(self, n_topics: int = 10, alpha=0.1, eta: float = 0.01, iterations: int = 100,
-                 tolerance: float = 0.0, transform_iterations: int = 50, random_state=None):
+    def __init__(self, n_topics: int = 10, doc_topic_prior=0.1, topic_word_prior: float = 0.01,
+                 n_passes: int = 100, tolerance: float = 0.0, transform_passes: int = 50,
+                 random_state=None, **renamed):
         self.n_topics = n_topics
-        self.alpha = alpha
-        self.eta = eta
-        self.iterations = iterations
+        self.doc_topic_prior = doc_topic_prior
+        self.topic_word_prior = topic_word_prior
+        self.n_passes = n_passes
         self.tolerance = tolerance
-        self.transform_iterations = transform_iterations
+        self.transform_passes = transform_passes
         self.random_state = random_state
+        self._take_renamed(renamed)
 
-    def fit(self, X, y=None, progress=None):
-        self.fit_transform(X, progress=progress)
+    def fit(self, X, y=None, *, callback=None, progress=None):
+        """Run CVB0; ``callback(model, report)`` is called after every pass with a
+        `PassReport` (chain 0). ``progress(pass)``: deprecated."""
+        self.fit_transform(X, callback=callback, progress=progress)
         return self
 
-    def fit_transform(self, X, y=None, progress=None) -> np.ndarray:
+    def fit_transform(self, X, y=None, *, callback=None, progress=None) -> np.ndarray:
         """Fit and return the training documents' topic proportions (D x K)."""
+        observe = self._pass_observer(callback, progress, chains=False)
         corpus = self._training_corpus(X)
-        alpha = _prior_vector(self.alpha, self.n_topics)
-        result = cvb0.fit_cvb0(corpus.counts, self.n_topics, alpha, self.eta,
-                               iterations=self.iterations, tolerance=float(self.tolerance),
-                               seed=self._fit_seed(), progress=progress)
+        alpha = _prior_vector(self.doc_topic_prior, self.n_topics)
+        result = cvb0.fit_cvb0(corpus.counts, self.n_topics, alpha, self.topic_word_prior,
+                               iterations=self.n_passes, tolerance=float(self.tolerance),
+                               seed=self._fit_seed(),
+                               progress=None if observe is None else (lambda n: observe(0, n)))
         self.components_ = result.phi
         self.doc_topic_prior_ = alpha
-        self.topic_word_prior_ = float(self.eta)
+        self.topic_word_prior_ = float(self.topic_word_prior)
         self.vocabulary_ = corpus.vocabulary
         self.n_iter_ = len(result.changes)
         return result.theta
@@ -288,7 +307,7 @@ class CVB0LDA(_BatchTopicModel):
         validate_parameters(self)
         corpus = self._new_documents(X)
         return cvb0.predict_cvb0(self.components_, self.doc_topic_prior_, corpus.counts,
-                                 self.transform_iterations)
+                                 self.transform_passes)
 
     def _fitted_metadata(self) -> dict:
         return {"topic_word_prior": float(self.topic_word_prior_), "n_iter": int(self.n_iter_)}

@@ -184,9 +184,8 @@ class OnlineLDA(TopicModelEstimator):
         "grow_vocabulary": [BOOLEAN],
         "max_vocabulary": [None, Interval(Integral, 1, None)],
     }
-    _parameter_symbols = {"step_offset": "tau0", "step_decay": "kappa",
-                          "doc_topic_prior": "alpha", "topic_word_prior": "eta",
-                          "corpus_size": "D, the documents of the corpus"}
+    _parameter_symbols = {**TopicModelEstimator._parameter_symbols, "step_offset": "tau0",
+                          "step_decay": "kappa", "corpus_size": "D, the documents of the corpus"}
 
     def _validated_method(self) -> Method:
         validate_parameters(self)

@@ -67,8 +67,8 @@ def from_gensim(lda, transform_iterations: int = 50) -> CVB0LDA:
     eta = np.asarray(lda.eta, dtype=np.float64)
     if lda.id2word is None or len(lda.id2word) != topics.shape[1]:
         raise InputError("the gensim model needs its id2word dictionary (one word per column)")
-    model = CVB0LDA(n_topics=topics.shape[0], alpha=float(alpha.mean()), eta=float(eta.mean()),
-                    transform_iterations=transform_iterations)
+    model = CVB0LDA(n_topics=topics.shape[0], doc_topic_prior=float(alpha.mean()),
+                    topic_word_prior=float(eta.mean()), transform_passes=transform_iterations)
     model.components_ = topics / topics.sum(axis=1, keepdims=True)
     model.doc_topic_prior_ = alpha
     model.topic_word_prior_ = float(eta.mean())

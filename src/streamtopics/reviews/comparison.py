@@ -51,7 +51,7 @@ class ReviewComparison:
 
 
 def _lda(n_topics: int, seed: int, iterations: int) -> GibbsLDA:
-    return GibbsLDA(n_topics, iterations=iterations, burn_in=iterations // 2, random_state=seed)
+    return GibbsLDA(n_topics, n_passes=iterations, burn_in=iterations // 2, random_state=seed)
 
 
 def _seen(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
