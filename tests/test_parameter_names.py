@@ -12,7 +12,9 @@ from streamtopics.estimators import CVB0LDA, ESTIMATORS, GibbsLDA, OnlineLDA, Pa
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
-SHARED = {"n_topics", "doc_topic_prior", "topic_word_prior", "n_passes", "random_state"}
+SHARED = {"doc_topic_prior", "topic_word_prior", "random_state"}
+# Labeled models have one topic per label and size their chains by burn_in, lag and n_samples.
+UNSUPERVISED = {"n_topics", "n_passes"}
 
 
 @pytest.fixture(scope="module")
@@ -23,6 +25,8 @@ def corpus():
 def test_every_estimator_speaks_the_same_names():
     for estimator in ESTIMATORS.values():
         assert SHARED <= set(estimator()._parameter_names()), estimator.__name__
+    for estimator in (OnlineLDA, GibbsLDA, CVB0LDA):
+        assert UNSUPERVISED <= set(estimator()._parameter_names()), estimator.__name__
 
 
 @pytest.mark.parametrize("cls, old, new", [

@@ -157,9 +157,9 @@ class LabeledLDA(_LabelModel):
 
     Parameters
     ----------
-    alpha : document-topic prior at training (and, for Labeled LDA, at prediction); None means
-        50 / K (equation 58), K the number of labels.
-    eta : topic-word prior (the paper's beta, 0.1 in section 6.3).
+    doc_topic_prior : alpha, the document-topic prior at training (and, for Labeled LDA, at
+        prediction); None means 50 / K (equation 58), K the number of labels.
+    topic_word_prior : eta, the topic-word prior (the paper's beta, 0.1 in section 6.3).
     burn_in, lag, n_samples : training chains run ``burn_in + lag * n_samples`` sweeps and keep
         their last ``n_samples`` states ``lag`` apart; prediction runs ``burn_in`` sweeps then
         keeps ``n_samples`` states ``lag`` apart (section 6.3: burn-in 50, lag 5, and 1 or 30
@@ -179,11 +179,15 @@ class LabeledLDA(_LabelModel):
     names), ``label_frequency_`` (training documents per label), ``training_alpha_``,
     ``doc_topic_prior_`` (alpha at prediction), ``meta_labeler_``, ``vocabulary_``,
     ``log_likelihood_`` (mean over chains of log p(w, z)), ``random_seed_``, ``n_iter_``.
+
+    Deprecated names (FutureWarning, removed in the next release): ``alpha``, ``eta``;
+    ``fit(progress=)``.
     """
 
+    _renamed_parameters = {"alpha": "doc_topic_prior", "eta": "topic_word_prior"}
     _parameter_constraints = {
-        "alpha": [None, Interval(Real, 0, None, "neither"), VECTOR],
-        "eta": [Interval(Real, 0, None, "neither")],
+        "doc_topic_prior": [None, Interval(Real, 0, None, "neither"), VECTOR],
+        "topic_word_prior": [Interval(Real, 0, None, "neither")],
         "burn_in": [Interval(Integral, 0, None)], "lag": [Interval(Integral, 1, None)],
         "n_samples": [Interval(Integral, 1, None)], "n_chains": [Interval(Integral, 1, None)],
         "estimator": [Options(cgs.ESTIMATORS)], "sampler": [Options(cgs.SAMPLERS)],
@@ -191,11 +195,11 @@ class LabeledLDA(_LabelModel):
         "random_state": RANDOM_STATE,
     }
 
-    def __init__(self, alpha=None, eta: float = 0.1, burn_in: int = 50, lag: int = 5,
-                 n_samples: int = 1, n_chains: int = 1, estimator: str = "p",
-                 sampler: str = "sparse", n_labels="meta", random_state=None):
-        self.alpha = alpha
-        self.eta = eta
+    def __init__(self, doc_topic_prior=None, topic_word_prior: float = 0.1, burn_in: int = 50,
+                 lag: int = 5, n_samples: int = 1, n_chains: int = 1, estimator: str = "p",
+                 sampler: str = "sparse", n_labels="meta", random_state=None, **renamed):
+        self.doc_topic_prior = doc_topic_prior
+        self.topic_word_prior = topic_word_prior
         self.burn_in = burn_in
         self.lag = lag
         self.n_samples = n_samples
@@ -204,17 +208,19 @@ class LabeledLDA(_LabelModel):
         self.sampler = sampler
         self.n_labels = n_labels
         self.random_state = random_state
+        self._take_renamed(renamed)
 
     # --- parameters ------------------------------------------------------------------------------
     def _training_alpha(self, n_topics: int) -> np.ndarray:
         """alpha at training: 50 / K (equation 58) unless given (a number or K numbers)."""
-        if self.alpha is None:
+        if self.doc_topic_prior is None:
             return np.full(n_topics, 50.0 / n_topics)
-        alpha = np.asarray(self.alpha, dtype=np.float64)
+        alpha = np.asarray(self.doc_topic_prior, dtype=np.float64)
         if alpha.ndim == 0:
             return np.full(n_topics, float(alpha))
         if alpha.shape != (n_topics,) or not np.all(np.isfinite(alpha)) or alpha.min() <= 0:
-            raise ParameterError(f"{type(self).__name__}: alpha must be a positive number or "
+            raise ParameterError(f"{type(self).__name__}: doc_topic_prior (alpha) must be a "
+                                 f"positive number or "
                                  f"{n_topics} (one per label) positive numbers")
         return alpha
 
@@ -224,10 +230,12 @@ class LabeledLDA(_LabelModel):
         return training_alpha
 
     # --- training --------------------------------------------------------------------------------
-    def fit(self, X, Y, progress=None):
+    def fit(self, X, Y, *, callback=None, progress=None):
         """Fit on documents ``X`` and their labels ``Y`` (D x L 0/1 matrix, scipy sparse or
         dense, or one list of labels per document; every document needs a label).
-        ``progress(chain, sweep)`` is called after every sweep."""
+        ``callback(model, report)`` is called after every sweep with a `PassReport`;
+        ``progress(chain, sweep)``: deprecated."""
+        observe = self._pass_observer(callback, progress)
         corpus = self._training_corpus(X)
         mask = self._learn_labels(corpus, Y)
         n_topics = self.classes_.size
@@ -238,18 +246,18 @@ class LabeledLDA(_LabelModel):
         results = []
         for chain in range(self.n_chains):
             results.append(cgs.run_chain(
-                tokens, offsets, n_topics, corpus.n_words, alpha, self.eta,
+                tokens, offsets, n_topics, corpus.n_words, alpha, self.topic_word_prior,
                 iterations=iterations, burn_in=self.burn_in, lag=self.lag,
                 n_samples=self.n_samples, sampler=self.sampler, estimator=self.estimator,
                 seed=seed, chain=chain, mask=mask,
-                progress=None if progress is None else (lambda sweep, c=chain: progress(c, sweep))))
+                progress=None if observe is None else (lambda sweep, c=chain: observe(c, sweep))))
         self.topic_word_p_ = np.mean([r.phi for r in results], axis=0)
         self.topic_word_standard_ = np.mean([r.phi_standard for r in results], axis=0)
         self.components_ = self.topic_word_p_ if self.estimator == "p" \
             else self.topic_word_standard_
         self.training_alpha_ = alpha
         self.doc_topic_prior_ = self._prediction_prior(alpha, self.label_frequency_)
-        self.topic_word_prior_ = float(self.eta)
+        self.topic_word_prior_ = float(self.topic_word_prior)
         self.vocabulary_ = corpus.vocabulary
         self.log_likelihood_ = float(np.mean([r.log_likelihood for r in results]))
         self.random_seed_ = seed
@@ -291,15 +299,16 @@ class PriorLDA(LabeledLDA):
     (equation 59; 50 and 30 in section 6.3), while training keeps the symmetric alpha of
     equation 58. Parameters and attributes otherwise as `LabeledLDA`."""
 
-    def __init__(self, alpha=None, eta: float = 0.1, burn_in: int = 50, lag: int = 5,
-                 n_samples: int = 1, n_chains: int = 1, estimator: str = "p",
+    def __init__(self, doc_topic_prior=None, topic_word_prior: float = 0.1, burn_in: int = 50,
+                 lag: int = 5, n_samples: int = 1, n_chains: int = 1, estimator: str = "p",
                  sampler: str = "sparse", n_labels="meta", alpha_scale: float = 50.0,
-                 alpha_floor: float = 30.0, random_state=None):
-        super().__init__(alpha=alpha, eta=eta, burn_in=burn_in, lag=lag, n_samples=n_samples,
-                         n_chains=n_chains, estimator=estimator, sampler=sampler,
-                         n_labels=n_labels, random_state=random_state)
+                 alpha_floor: float = 30.0, random_state=None, **renamed):
         self.alpha_scale = alpha_scale
         self.alpha_floor = alpha_floor
+        super().__init__(doc_topic_prior=doc_topic_prior, topic_word_prior=topic_word_prior,
+                         burn_in=burn_in, lag=lag, n_samples=n_samples, n_chains=n_chains,
+                         estimator=estimator, sampler=sampler, n_labels=n_labels,
+                         random_state=random_state, **renamed)
 
     # alpha_floor > 0 also gives a label never seen in training a positive alpha.
     _parameter_constraints = {**LabeledLDA._parameter_constraints,
