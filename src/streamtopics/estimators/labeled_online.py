@@ -39,7 +39,8 @@ class LabeledOnlineLDA(_LabelModel):
     batch_size, local_passes, step_offset, step_decay, topic_word_prior, random_state : as
         `OnlineLDA` (minibatch size, local Gibbs passes P, rho_i = (tau0 + i)^-kappa, eta).
     n_passes : passes over the documents in `fit` (one: a stream).
-    alpha : training alpha, a number or one per label; None: 50 / K (equation 58).
+    doc_topic_prior : training alpha, a number or one per label; None: 50 / K (equation 58);
+        ``alpha``: its deprecated name (FutureWarning).
     prior, alpha_scale, alpha_floor : alpha for new documents: equation 59 with these constants
         ("frequency"), or the training alpha ("symmetric").
     burn_in, lag, n_samples, n_chains, estimator, n_labels : prediction, as `LabeledLDA`.
@@ -60,7 +61,7 @@ class LabeledOnlineLDA(_LabelModel):
         "step_decay": [Interval(Real, None, None)],
         "topic_word_prior": [None, Interval(Real, 0, None)],
         "n_passes": [Interval(Integral, 1, None)],
-        "alpha": [None, Interval(Real, 0, None, "neither"), VECTOR],
+        "doc_topic_prior": [None, Interval(Real, 0, None, "neither"), VECTOR],
         "prior": [Options(PRIORS)],
         "alpha_scale": [Interval(Real, 0, None)],
         "alpha_floor": [Interval(Real, 0, None, "neither")],
@@ -72,10 +73,10 @@ class LabeledOnlineLDA(_LabelModel):
 
     def __init__(self, method: str = "g-oem", batch_size: int = 100, local_passes: int = 20,
                  step_offset: float = 0.0, step_decay: float = 0.5, topic_word_prior=None,
-                 n_passes: int = 1, alpha=None, prior: str = "frequency",
+                 n_passes: int = 1, doc_topic_prior=None, prior: str = "frequency",
                  alpha_scale: float = 50.0, alpha_floor: float = 30.0, burn_in: int = 50,
                  lag: int = 5, n_samples: int = 1, n_chains: int = 1, estimator: str = "p",
-                 n_labels="meta", random_state=None):
+                 n_labels="meta", random_state=None, **renamed):
         self.method = method
         self.batch_size = batch_size
         self.local_passes = local_passes
@@ -83,7 +84,7 @@ class LabeledOnlineLDA(_LabelModel):
         self.step_decay = step_decay
         self.topic_word_prior = topic_word_prior
         self.n_passes = n_passes
-        self.alpha = alpha
+        self.doc_topic_prior = doc_topic_prior
         self.prior = prior
         self.alpha_scale = alpha_scale
         self.alpha_floor = alpha_floor
@@ -94,7 +95,9 @@ class LabeledOnlineLDA(_LabelModel):
         self.estimator = estimator
         self.n_labels = n_labels
         self.random_state = random_state
+        self._take_renamed(renamed)
 
+    _renamed_parameters = {"alpha": "doc_topic_prior"}
     _training_alpha = LabeledLDA._training_alpha
 
     def _online_model(self, n_topics: int) -> OnlineLDA:
