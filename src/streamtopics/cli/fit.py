@@ -33,6 +33,7 @@ from ..experiments.data import restrict_to_words
 from ..inference.presets import PRESETS
 from ..reporting.progressive import METRICS, ProgressiveEvaluation, strict_record
 from ..training import train_stream
+from . import fit_labeled
 from .common import add_json_flag, emit, progress, report_reading
 
 
@@ -43,7 +44,8 @@ def register(subparsers) -> None:
                     "(CORPUS/train.docword.txt + vocab.txt) or any supported input, and write a "
                     "model file.")
     parser.add_argument("corpus", metavar="CORPUS", help="corpus directory or input file")
-    parser.add_argument("-k", "--topics", type=int, required=True, help="number of topics K")
+    parser.add_argument("-k", "--topics", type=int, default=None,
+                        help="number of topics K (required, except for --model: one per label)")
     parser.add_argument("--method", choices=sorted(PRESETS) + sorted(BATCH_METHODS),
                         default="g-oem", help="online method, or batch cgs/cvb0 (default: g-oem)")
     parser.add_argument("--batch-size", type=int, default=100, help="documents per minibatch (default: 100)")
@@ -71,8 +73,10 @@ def register(subparsers) -> None:
     batch.add_argument("--chains", type=int, default=1, help="cgs: independent chains (default: 1)")
     batch.add_argument("--estimator", choices=("standard", "p"), default="p",
                        help="cgs: standard phi/theta or the CGS_p estimators (default: p)")
-    batch.add_argument("--alpha", type=float, default=0.1, help="symmetric alpha (default: 0.1)")
-    batch.add_argument("--eta", type=float, default=0.01, help="topic-word prior (default: 0.01)")
+    batch.add_argument("--alpha", type=float, default=None,
+                       help="symmetric alpha (default: 0.1; --model: 50/K)")
+    batch.add_argument("--eta", type=float, default=None,
+                       help="topic-word prior (default: 0.01; --model: 0.1)")
     batch.add_argument("--optimize-alpha", action="store_true", help="cgs: Minka fixed-point alpha")
     held_out = parser.add_argument_group("progressive held-out evaluation (online methods)")
     held_out.add_argument("--eval-every", type=int, default=None, metavar="N",
@@ -113,12 +117,17 @@ def register(subparsers) -> None:
     stream.add_argument("--corpus-size", type=int, default=None, metavar="D",
                         help="documents in the corpus, for the Bayesian presets (olda, svb, "
                              "vargibbs) when the input is streamed")
+    fit_labeled.add_arguments(parser)
     parser.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file to write")
     add_json_flag(parser)
     parser.set_defaults(run=run)
 
 
 def run(args) -> int:
+    if args.model is not None:
+        return fit_labeled.run(args)
+    if args.topics is None:
+        raise InputError("-k/--topics is required (except for a labeled --model)")
     if args.threads is not None:
         if not 1 <= args.threads <= numba.config.NUMBA_NUM_THREADS:
             raise InputError(f"--threads must lie in [1, {numba.config.NUMBA_NUM_THREADS}]")
@@ -249,17 +258,21 @@ def _passes(text: str):
         raise argparse.ArgumentTypeError(f"expected a positive integer or auto, got {text!r}") from None
 
 
+def _or(value, default):
+    return default if value is None else value
+
+
 def _build_model(args):
     """The estimator that ``--method`` names, with the command's settings."""
     if args.method == "cgs":
-        return GibbsLDA(n_topics=args.topics, doc_topic_prior=args.alpha,
-                        topic_word_prior=args.eta, optimize_alpha=args.optimize_alpha,
+        return GibbsLDA(n_topics=args.topics, doc_topic_prior=_or(args.alpha, 0.1),
+                        topic_word_prior=_or(args.eta, 0.01), optimize_alpha=args.optimize_alpha,
                         n_passes=args.iterations,
                         burn_in=args.burn_in, lag=args.lag, n_samples=args.samples,
                         n_chains=args.chains, estimator=args.estimator, random_state=args.seed)
     if args.method == "cvb0":
-        return CVB0LDA(n_topics=args.topics, doc_topic_prior=args.alpha,
-                       topic_word_prior=args.eta, n_passes=args.iterations,
+        return CVB0LDA(n_topics=args.topics, doc_topic_prior=_or(args.alpha, 0.1),
+                       topic_word_prior=_or(args.eta, 0.01), n_passes=args.iterations,
                        random_state=args.seed)
     return OnlineLDA(n_topics=args.topics, method=args.method, batch_size=args.batch_size,
                      local_passes=args.local_passes, step_offset=args.step_offset,

@@ -12,11 +12,11 @@ import sys
 
 from .._version import __version__
 from ..errors import StreamtopicsError
-from . import (demo, dpp, evaluate, experiment, export, fit, preprocess, report, reviews, synth,
-               topics, transform)
+from . import (demo, dpp, evaluate, experiment, export, fit, predict_labels, preprocess, report,
+               reviews, synth, topics, transform)
 
 SUBCOMMANDS = (demo, preprocess, synth, fit, topics, transform, evaluate, export, experiment,
-               reviews, dpp, report)
+               reviews, dpp, report, predict_labels)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,62 @@
+"""`streamtopics fit --model labeled-lda|prior-lda|labeled-g-oem` and `predict-labels` on a
+planted labelled corpus directory: labels recovered on the test split, label filter, errors
+naming the file and line."""
+
+import json
+
+import pytest
+
+from streamtopics.cli.main import main
+from streamtopics.corpus.labels import DEBTAGS_CONTENT, LabelFilter, read_label_file
+from streamtopics.corpus.synthetic import generate_labeled_synthetic
+from streamtopics.corpus.writer import write_corpus_dir
+from streamtopics.errors import InputError
+
+
+@pytest.fixture(scope="module")
+def labelled_dir(tmp_path_factory):
+    corpus, truth = generate_labeled_synthetic(n_labels=6, n_words=120, n_documents=900,
+                                               mean_length=50, seed=7)
+    directory = tmp_path_factory.mktemp("labelled")
+    names = [[f"topic::{k}" for k in row] for row in truth.labels]
+    names[3] = []  # an unlabelled training document
+    for split, rows in (("train", slice(0, 800)), ("test", slice(800, 900))):
+        write_corpus_dir(corpus[rows], directory, split)
+        (directory / f"{split}.labels.jsonl").write_text(
+            "".join(json.dumps(row) + "\n" for row in names[rows]))
+    return directory
+
+
+@pytest.mark.parametrize("model", ["labeled-lda", "prior-lda", "labeled-g-oem"])
+def test_fit_and_predict_labels(labelled_dir, tmp_path, capsys, model, one_thread):
+    path = tmp_path / "model.stm"
+    assert main(["fit", str(labelled_dir), "--model", model, "--burn-in", "20", "--samples", "2",
+                 "-o", str(path), "--json"]) == 0
+    fitted = json.loads(capsys.readouterr().out)
+    assert fitted["labels"] == 6 and fitted["documents"] == 799
+    assert main(["predict-labels", str(path), str(labelled_dir), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert len(result["predicted"]) == 100
+    assert result["metrics"]["micro_f1"] >= 0.8 and result["metrics"]["n_documents"] == 100
+    assert main(["predict-labels", str(path), str(labelled_dir), "--n-labels", "1",
+                 "-o", str(tmp_path / "p.jsonl")]) == 0
+    assert all(len(row) == 1 for row in read_label_file(tmp_path / "p.jsonl"))
+
+
+def test_label_filter_and_bad_label_files(labelled_dir, tmp_path, capsys):
+    labels = [["role::program", "devel::lang:c"], ["devel::lang:c", "x::TODO"], ["use::editing"]]
+    assert LabelFilter(2).classes(labels) == ["devel::lang:c"]
+    assert DEBTAGS_CONTENT.classes(labels * 20) == ["devel::lang:c", "use::editing"]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('["a"]\n{"b": 1}\n')
+    with pytest.raises(InputError, match=r"bad.jsonl, line 2: expected a JSON list"):
+        read_label_file(bad)
+    assert main(["fit", str(labelled_dir), "--model", "labeled-lda", "--labels", str(bad),
+                 "-o", str(tmp_path / "m.stm")]) == 2
+    assert "bad.jsonl, line 2: expected a JSON list" in capsys.readouterr().err
+    bad.write_text('["a"]\n["b"]\n')
+    assert main(["fit", str(labelled_dir), "--model", "labeled-lda", "--labels", str(bad),
+                 "-o", str(tmp_path / "m.stm")]) == 2
+    assert "2 label lines for 800 documents" in capsys.readouterr().err
+    assert main(["fit", str(labelled_dir), "-o", str(tmp_path / "m.stm")]) == 2
+    assert "-k/--topics is required" in capsys.readouterr().err
