@@ -51,10 +51,10 @@ def test_all_topics_allowed_equals_gibbs_lda(one_thread):
     corpus, _ = generate_labeled_synthetic(n_labels=4, n_words=50, n_documents=60, seed=2)
     everything = [list(range(4))] * corpus.n_documents
     for estimator in ("p", "standard"):
-        labeled = LabeledLDA(alpha=0.3, eta=0.05, burn_in=8, lag=2, n_samples=1,
-                             estimator=estimator, random_state=5).fit(corpus, everything)
-        gibbs = GibbsLDA(n_topics=4, alpha=0.3, eta=0.05, iterations=10, burn_in=8, lag=2,
-                         n_samples=1, estimator=estimator, random_state=5).fit(corpus)
+        priors = dict(doc_topic_prior=0.3, topic_word_prior=0.05, burn_in=8, lag=2, n_samples=1,
+                      estimator=estimator, random_state=5)
+        labeled = LabeledLDA(**priors).fit(corpus, everything)
+        gibbs = GibbsLDA(n_topics=4, n_passes=10, **priors).fit(corpus)
         np.testing.assert_array_equal(labeled.components_, gibbs.components_)
         np.testing.assert_array_equal(labeled.predict_proba(corpus), gibbs.transform(corpus))
 
