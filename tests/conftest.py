@@ -1,7 +1,6 @@
 import sys
 from pathlib import Path
 
-import numba
 import pytest
 
 # Make tests/naive.py and tests/helpers.py importable from every test module.
@@ -10,11 +9,21 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 @pytest.fixture
 def one_thread():
-    """Run single-threaded (fast on a shared machine); thread tests set their own count."""
-    before = numba.get_num_threads()
-    numba.set_num_threads(1)
-    yield
-    numba.set_num_threads(before)
+    """Run single-threaded (fast on a shared machine); thread tests set their own count with
+    `helpers.numba_threads`."""
+    from helpers import numba_threads
+    with numba_threads(1):
+        yield
+
+
+@pytest.fixture(scope="module")
+def small():
+    """A small synthetic corpus: 3 topics, 40 words, 250 documents of ~20 tokens. (Modules
+    that need another size define their own ``small``, which overrides this one.)"""
+    from streamtopics.corpus.synthetic import generate_synthetic
+
+    corpus, _ = generate_synthetic(n_topics=3, n_words=40, n_documents=250, mean_length=20, seed=1)
+    return corpus
 
 
 @pytest.fixture(scope="session")

@@ -1,8 +1,35 @@
-"""Small helpers shared by test modules (import as ``helpers``; tests/ is on sys.path)."""
+"""Small helpers shared by test modules (import as ``helpers``; tests/ is on sys.path).
+Fixtures live in conftest.py; plain functions and context managers here."""
 
+import contextlib
+
+import numba
 import numpy as np
+import scipy.sparse as sp
 
 from streamtopics.evaluation import match_topics
+from streamtopics.inference.minibatch import Minibatch
+
+
+@contextlib.contextmanager
+def numba_threads(n_threads: int):
+    """Run the enclosed block on ``n_threads`` numba threads (capped at what numba has), then
+    restore the previous count, even on failure."""
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(int(n_threads), numba.config.NUMBA_NUM_THREADS))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
+def random_minibatch(rng, n_docs=6, n_words=9, mean_length=8, empty=(1,)) -> Minibatch:
+    """``n_docs`` documents of Poisson(``mean_length``) uniform tokens over ``n_words`` words,
+    the documents ``empty`` left without tokens."""
+    lengths = rng.poisson(mean_length, n_docs)
+    lengths[list(empty)] = 0
+    rows = [np.bincount(rng.integers(0, n_words, n), minlength=n_words) for n in lengths]
+    return Minibatch.from_counts(sp.csr_matrix(np.array(rows)))
 
 
 def matched_tv(beta: np.ndarray, true_beta: np.ndarray) -> np.ndarray:

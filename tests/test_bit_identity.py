@@ -13,7 +13,6 @@ one thread is the cheap way to run on a shared machine.
 
 import hashlib
 import tempfile
-from pathlib import Path
 
 import numpy as np
 import pytest

@@ -11,7 +11,7 @@ import pytest
 from scipy.stats import chisquare
 
 import naive
-from helpers import matched_tv
+from helpers import matched_tv, numba_threads
 from streamtopics import Corpus, InputError, generate_synthetic
 from streamtopics.estimators.base import NotFittedError
 from streamtopics.estimators.gibbs_lda import GibbsLDA
@@ -262,15 +262,11 @@ def test_prediction_is_independent_of_thread_count():
     corpus, truth = generate_synthetic(n_topics=4, n_words=30, n_documents=40, seed=2)
     tokens, offsets = corpus.document_tokens()
     results = []
-    previous = numba.get_num_threads()
-    try:
-        for threads in sorted({1, numba.config.NUMBA_NUM_THREADS}):
-            numba.set_num_threads(threads)
+    for threads in sorted({1, numba.config.NUMBA_NUM_THREADS}):
+        with numba_threads(threads):
             results.append(cgs.predict_doc_topics(truth.beta, truth.alpha, tokens, offsets,
                                                   burn_in=3, lag=2, n_samples=3, n_chains=2,
                                                   seed=9).theta_p)
-    finally:
-        numba.set_num_threads(previous)
     np.testing.assert_array_equal(results[0], results[-1])
 
 

@@ -4,7 +4,6 @@ recording, thread-count independence, and the expectations against exact enumera
 import itertools
 
 import naive
-import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -15,12 +14,7 @@ from streamtopics.inference.minibatch import Minibatch
 from streamtopics.kernels.gibbs_estep import (RECORD_CONDITIONALS, RECORD_DENSE, _sample_topic,
                                               gibbs_sweeps)
 
-
-def random_minibatch(rng, n_docs, n_words, mean_length=6, empty=(1,)):
-    lengths = rng.poisson(mean_length, n_docs)
-    lengths[list(empty)] = 0
-    rows = [np.bincount(rng.integers(0, n_words, n), minlength=n_words) for n in lengths]
-    return Minibatch.from_counts(sp.csr_matrix(np.array(rows)))
+from helpers import numba_threads, random_minibatch
 
 
 def run_kernel(batch, weights, alpha, passes, record_from, mode=RECORD_CONDITIONALS, seed=7, minibatch=3):
@@ -57,7 +51,7 @@ def test_sample_topic_matches_twin_and_distribution(n_topics):
 @pytest.mark.parametrize("n_topics", [1, 11])
 def test_kernel_matches_numpy_twin(n_topics):
     rng = np.random.default_rng(0)
-    batch = random_minibatch(rng, n_docs=5, n_words=9)
+    batch = random_minibatch(rng, n_docs=5, n_words=9, mean_length=6)
     weights = rng.random((batch.words.size, n_topics))
     alpha = rng.uniform(0.05, 1.0, n_topics)
     state = run_kernel(batch, weights, alpha, passes=8, record_from=6)
@@ -87,14 +81,10 @@ def test_same_result_for_one_and_two_threads():
     batch = random_minibatch(rng, n_docs=40, n_words=30, mean_length=20)
     weights = rng.random((batch.words.size, 10))
     alpha = np.full(10, 0.1)
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
+    with numba_threads(1):
         one = run_kernel(batch, weights, alpha, passes=6, record_from=4)
-        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    with numba_threads(2):
         two = run_kernel(batch, weights, alpha, passes=6, record_from=4)
-    finally:
-        numba.set_num_threads(before)
     for name in one:
         np.testing.assert_array_equal(one[name], two[name])
 
@@ -102,7 +92,7 @@ def test_same_result_for_one_and_two_threads():
 def test_advancing_pass_by_pass_equals_one_run():
     """With the parameters unchanged, the boosted schedule of calls gives the plain result."""
     rng = np.random.default_rng(3)
-    batch = random_minibatch(rng, n_docs=6, n_words=8)
+    batch = random_minibatch(rng, n_docs=6, n_words=8, mean_length=6)
     weights = rng.random((batch.words.size, 4))
     alpha = np.full(4, 0.3)
     estimator = GibbsEstimator(passes=10)

@@ -2,7 +2,6 @@
 the fixed-point identities, thread-count independence and pass-by-pass advancing."""
 
 import naive
-import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -13,12 +12,7 @@ from streamtopics.inference.minibatch import Minibatch
 from streamtopics.kernels.special import digamma
 from streamtopics.kernels.variational_estep import variational_passes
 
-
-def random_minibatch(rng, n_docs=6, n_words=9, mean_length=8):
-    lengths = rng.poisson(mean_length, n_docs)
-    lengths[1] = 0
-    rows = [np.bincount(rng.integers(0, n_words, n), minlength=n_words) for n in lengths]
-    return Minibatch.from_counts(sp.csr_matrix(np.array(rows)))
+from helpers import numba_threads, random_minibatch
 
 
 def test_digamma_matches_scipy():
@@ -81,15 +75,11 @@ def test_same_result_for_one_and_two_threads():
     batch = random_minibatch(rng, n_docs=50, n_words=40, mean_length=30)
     weights = rng.random((batch.words.size, 16))
     alpha = np.full(16, 0.1)
-    before = numba.get_num_threads()
     results = []
-    try:
-        for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
-            numba.set_num_threads(threads)
+    for threads in (1, 2):
+        with numba_threads(threads):
             run = VariationalEstimator(passes=5).begin(batch, 16)
             run.advance(weights, alpha, 5)
             results.append((run.doc_gamma, run.entry_topic))
-    finally:
-        numba.set_num_threads(before)
     for a, b in zip(*results):
         np.testing.assert_array_equal(a, b)

@@ -1,6 +1,5 @@
 """Document completion (Papanikolaou et al. 2017, section 5.2), standard and theta^p estimators."""
 
-import numba
 import numpy as np
 import pytest
 
@@ -9,6 +8,8 @@ from streamtopics import Corpus, InputError, generate_synthetic
 from streamtopics.evaluation import document_completion
 from streamtopics.kernels.evaluation import completion_kernel
 from streamtopics.kernels.random import new_stream
+
+from helpers import numba_threads
 
 
 def tiny_model():
@@ -88,12 +89,9 @@ def test_halves_determinism_and_threads(monkeypatch):
     corpus, truth = generate_synthetic(4, 40, 15, mean_length=21, seed=5)
     runs = []
     for n_threads in (1, 2):
-        numba.set_num_threads(n_threads)
-        try:
+        with numba_threads(n_threads):
             runs.append(document_completion(truth.beta, truth.alpha, corpus, burn_in=5,
                                             n_samples=2, estimator="p", seed=3))
-        finally:
-            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     assert np.array_equal(runs[0].log_likelihoods, runs[1].log_likelihoods)
     lengths = corpus.document_lengths
     assert np.array_equal(runs[0].document_lengths, lengths - lengths // 2)

@@ -1,6 +1,5 @@
 """Left-to-right (Wallach et al. 2009, Algorithm 3) and its SMC variant against exact values."""
 
-import numba
 import numpy as np
 import pytest
 
@@ -9,6 +8,8 @@ from streamtopics import Corpus, InputError, generate_synthetic
 from streamtopics.evaluation import left_to_right
 from streamtopics.kernels.evaluation import left_to_right_document, left_to_right_kernel
 from streamtopics.kernels.random import new_stream
+
+from helpers import numba_threads
 
 
 def tiny_model(seed=0):
@@ -89,12 +90,9 @@ def test_same_seed_same_result_and_threads_do_not_matter():
     corpus, truth = generate_synthetic(4, 40, 12, mean_length=25, seed=5)
     results = []
     for n_threads in (1, 2, 1):
-        numba.set_num_threads(n_threads)
-        try:
+        with numba_threads(n_threads):
             results.append(left_to_right(truth.beta, truth.alpha, corpus, n_particles=4,
                                          resample=True, seed=9).log_likelihoods)
-        finally:
-            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     assert np.array_equal(results[0], results[1]) and np.array_equal(results[0], results[2])
     by_argument = left_to_right(truth.beta, truth.alpha, corpus, n_particles=4, resample=True,
                                 seed=9, n_threads=1).log_likelihoods

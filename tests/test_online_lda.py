@@ -1,7 +1,6 @@
 """OnlineLDA / the online EM engine: planted-topic recovery for every method, determinism across
 thread counts, API contracts (transform, save/load, partial_fit, clone) and bad parameters."""
 
-import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -11,18 +10,12 @@ from streamtopics.corpus.synthetic import generate_synthetic
 from streamtopics.estimators import NotFittedError, OnlineLDA
 from streamtopics.inference.presets import PRESETS, Method
 
-from helpers import matched_tv
+from helpers import matched_tv, numba_threads
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
 METHODS = ["g-oem", "g-oem++", "v-oem", "v-oem++"]  # the baselines: tests/test_baselines.py
 ALL_PRESETS = sorted(PRESETS)
-
-
-@pytest.fixture(scope="module")
-def small():
-    corpus, _ = generate_synthetic(n_topics=3, n_words=40, n_documents=250, mean_length=20, seed=1)
-    return corpus
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -42,10 +35,10 @@ def test_recovers_planted_topics(planted, method):
 @pytest.mark.parametrize("method", ALL_PRESETS)
 def test_same_seed_same_components_for_one_and_two_threads(small, method):
     results = []
-    for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
-        numba.set_num_threads(threads)
-        results.append(OnlineLDA(3, method=method, batch_size=50, local_passes=8, n_passes=2,
-                                 random_state=4).fit(small).components_)
+    for threads in (1, 2):
+        with numba_threads(threads):
+            results.append(OnlineLDA(3, method=method, batch_size=50, local_passes=8,
+                                     n_passes=2, random_state=4).fit(small).components_)
     np.testing.assert_array_equal(results[0], results[1])
 
 

@@ -11,18 +11,16 @@ import pytest
 
 from streamtopics import OnlineLDA, generate_synthetic
 
+from helpers import numba_threads
+
 ALPHA = np.random.default_rng(5).uniform(0.05, 0.3, size=12)
 
 
 def _fit(method: str, threads: int) -> np.ndarray:
     corpus, _ = generate_synthetic(12, 80, 1200, mean_length=30, alpha=ALPHA, seed=11)
-    before = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
+    with numba_threads(threads):
         model = OnlineLDA(n_topics=12, method=method, batch_size=100, local_passes=6,
                           doc_topic_prior=ALPHA, random_state=3).fit(corpus)
-    finally:
-        numba.set_num_threads(before)
     return model.components_, model.doc_topic_prior_
 
 

@@ -12,7 +12,6 @@ import subprocess
 import sys
 import time
 
-import numba
 import numpy as np
 import pytest
 
@@ -20,7 +19,7 @@ from streamtopics import GibbsLDA, InputError, ModelFileError, OnlineLDA
 from streamtopics.corpus import read_corpus_dir, write_synthetic_corpus
 from streamtopics.training import LineStream, read_checkpoint, train_stream
 
-from helpers import Interrupted, stop_at
+from helpers import Interrupted, numba_threads, stop_at
 
 K, V, D, BATCH = 4, 60, 1500, 50
 SETTINGS = dict(n_topics=K, batch_size=BATCH, local_passes=5, random_state=3)
@@ -296,12 +295,8 @@ def test_sigkilled_process_resumes_bit_identical(tmp_path, corpus_dir):
     resuming alone (thread-count independence is the kernels' own test)."""
     settings = dict(SETTINGS, averaging=True)
     reference = OnlineLDA(**settings)
-    threads = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
+    with numba_threads(1):
         train_stream(reference, corpus_dir)
-    finally:
-        numba.set_num_threads(threads)
     script = tmp_path / "child.py"
     script.write_text(CHILD)
     checkpoint = tmp_path / "run.ckpt"
