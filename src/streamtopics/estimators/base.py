@@ -7,7 +7,9 @@ fitted attributes ending in ``_`` (at least ``components_``, K x V, rows sum to 
 
 from __future__ import annotations
 
+import functools
 import inspect
+import sys
 import warnings
 from dataclasses import dataclass
 
@@ -16,10 +18,12 @@ import numpy as np
 from .. import persistence
 from ..errors import ModelFileError
 from ..validation import InstanceOf, Integral, Interval
+from .inputs import check_documents
 
 # What every estimator's ``random_state`` may be: everything random flows from it.
 RANDOM_STATE = [None, Interval(Integral, 0, None),
                 InstanceOf(np.random.Generator, "a numpy.random.Generator")]
+OUTPUT_CONTAINERS = ("default", "pandas", "polars")
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -108,13 +112,100 @@ class TopicModelEstimator:
         return self
 
     def __sklearn_tags__(self):
-        """scikit-learn >= 1.6 asks every estimator for its tags (GridSearchCV, clone); built
-        here, importing scikit-learn only when it asks, so it stays an optional dependency:
-        an unsupervised transformer that takes sparse count matrices."""
+        """scikit-learn >= 1.6 asks every estimator for its tags (GridSearchCV, clone, its
+        estimator checks); built here, importing scikit-learn only when it asks, so it stays an
+        optional dependency: an unsupervised transformer of sparse count matrices. Counts are
+        non-negative whole numbers: ``positive_only`` and ``categorical``, the tag under which
+        scikit-learn's checks feed non-negative integers, as to `CategoricalNB`, whose inputs
+        are of the same kind."""
         from sklearn.utils import InputTags, Tags, TargetTags, TransformerTags
         return Tags(estimator_type=None, target_tags=TargetTags(required=False),
                     transformer_tags=TransformerTags(),
-                    input_tags=InputTags(sparse=True, positive_only=True))
+                    input_tags=InputTags(sparse=True, positive_only=True, categorical=True))
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return self._is_fitted_model()
+
+    def _is_fitted_model(self) -> bool:
+        try:
+            self._check_fitted()
+        except NotFittedError:
+            return False
+        return True
+
+    @property
+    def n_features_in_(self) -> int:
+        """V, the number of word columns the model reads (scikit-learn's ``n_features_in_``);
+        follows the vocabulary when it grows (`OnlineLDA.add_words`). Read from the vocabulary
+        alone: asking must not compute anything (scikit-learn checks that transform leaves
+        ``__dict__`` unchanged)."""
+        vocabulary = self.__dict__.get("vocabulary_")
+        if vocabulary is None:
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit or "
+                                 f"partial_fit")
+        return int(np.shape(vocabulary)[0])
+
+    def _check_documents(self, X, reset: bool, feature_names=None):
+        """``X`` checked and converted by `estimators.inputs.check_documents`."""
+        return check_documents(self, X, reset=reset, feature_names=feature_names)
+
+    # --- scikit-learn output protocol ------------------------------------------------------------
+    def get_feature_names_out(self, input_features=None) -> np.ndarray:
+        """Names of the ``transform`` columns, one per topic: ``onlinelda0``, ``onlinelda1``,
+        ... (scikit-learn's convention for components: class name in lower case + index).
+        ``input_features``, if given, must be the words the model was fitted on."""
+        self._check_fitted()
+        if input_features is not None:
+            words = np.asarray(input_features, dtype=object)
+            known = getattr(self, "feature_names_in_", None)
+            if words.shape != (self.n_features_in_,):
+                raise ValueError(f"input_features should have length equal to number of "
+                                 f"features ({self.n_features_in_}), got {words.size}")
+            if known is not None and not np.array_equal(words.astype(str), known):
+                raise ValueError("input_features is not equal to feature_names_in_")
+        prefix = type(self).__name__.lower()
+        return np.asarray([f"{prefix}{k}" for k in range(np.shape(self.components_)[0])],
+                          dtype=object)
+
+    def set_output(self, *, transform=None):
+        """Output of ``transform``/``fit_transform``: "default" (NumPy), "pandas" or "polars"
+        (a DataFrame with columns `get_feature_names_out`, and the input DataFrame's index);
+        None leaves it unchanged. Without a call, scikit-learn's global ``transform_output``
+        setting applies when scikit-learn is in use. As scikit-learn's ``set_output``."""
+        if transform is None:
+            return self
+        if transform not in OUTPUT_CONTAINERS:
+            raise ValueError(f"transform must be one of {OUTPUT_CONTAINERS} or None, got "
+                             f"{transform!r}")
+        self._sklearn_output_config = {"transform": transform}
+        return self
+
+    def _output_container(self) -> str:
+        chosen = getattr(self, "_sklearn_output_config", {}).get("transform")
+        if chosen is None and "sklearn" in sys.modules:  # scikit-learn's global setting
+            chosen = sys.modules["sklearn"].get_config().get("transform_output", "default")
+        return chosen or "default"
+
+    def _wrap_output(self, result, X):
+        container = self._output_container()
+        if container == "default" or not isinstance(result, np.ndarray):
+            return result
+        columns = self.get_feature_names_out()
+        if container == "polars":
+            import polars as pl
+            return pl.DataFrame(result, schema=[str(c) for c in columns], orient="row")
+        import pandas as pd
+        index = X.index if hasattr(X, "iloc") and len(X.index) == len(result) else None
+        return pd.DataFrame(result, columns=columns, index=index)
+
+    def __init_subclass__(cls, **kwargs):
+        """Route the output of each subclass' ``transform`` and ``fit_transform`` through
+        `set_output`'s container (scikit-learn wraps these two methods the same way)."""
+        super().__init_subclass__(**kwargs)
+        for name in ("transform", "fit_transform"):
+            method = cls.__dict__.get(name)
+            if method is not None and not getattr(method, "_wraps_output", False):
+                setattr(cls, name, _wrapping_output(method))
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
@@ -131,6 +222,18 @@ class TopicModelEstimator:
         order = np.argsort(-self.components_, axis=1, kind="stable")[:, :n]
         return [[str(self.vocabulary_[w]) for w in row] for row in order]
 
+    def set_vocabulary(self, words) -> "TopicModelEstimator":
+        """Name the model's V word columns after fitting, e.g. with the vocabulary of the
+        ``CountVectorizer`` before it in a ``Pipeline`` (`interop.sklearn.name_words`)."""
+        self._check_fitted()
+        words = np.asarray(list(words), dtype=str)
+        if words.shape != (self.n_features_in_,):
+            raise ValueError(f"the model has {self.n_features_in_} words, got {words.size} names")
+        if np.unique(words).size != words.size:
+            raise ValueError("the word names repeat a word")
+        self.vocabulary_ = words
+        return self
+
     # --- held-out scores (scikit-learn: higher is better) ----------------------------------------
     SCORE_PARTICLES = 20
 
@@ -144,7 +247,8 @@ class TopicModelEstimator:
         from ..corpus.corpus import Corpus
         from ..evaluation import left_to_right
         self._check_fitted()
-        documents = X if isinstance(X, Corpus) else Corpus(X)
+        documents = self._check_documents(X, reset=False)
+        documents = documents if isinstance(documents, Corpus) else Corpus(documents)
         seed = self.random_state if isinstance(self.random_state, (int, np.integer)) \
             and not isinstance(self.random_state, bool) and self.random_state >= 0 else 0
         return left_to_right(self.components_, self.doc_topic_prior_, documents,
@@ -212,3 +316,12 @@ class TopicModelEstimator:
             raise ModelFileError(f"{path}: incomplete or inconsistent {cls.__name__} model "
                                  f"({type(error).__name__}: {error})") from None
         return model
+
+
+def _wrapping_output(method):
+    """``method`` (a transform) with its result passed through ``self._wrap_output``."""
+    @functools.wraps(method)
+    def wrapped(self, X, *args, **kwargs):
+        return self._wrap_output(method(self, X, *args, **kwargs), X)
+    wrapped._wraps_output = True
+    return wrapped

@@ -53,8 +53,8 @@ def _prior_vector(value, size: int) -> np.ndarray:
 class _BatchTopicModel(TopicModelEstimator):
     """What the batch estimators share: input conversion, fitted vocabulary, seeds."""
 
-    def _training_corpus(self, X) -> Corpus:
-        corpus = _as_corpus(X)
+    def _training_corpus(self, X, feature_names=None) -> Corpus:
+        corpus = _as_corpus(self._check_documents(X, reset=True, feature_names=feature_names))
         if corpus.n_tokens == 0:
             raise InputError("cannot fit a topic model on documents without any tokens")
         validate_parameters(self)
@@ -68,7 +68,7 @@ class _BatchTopicModel(TopicModelEstimator):
         mapped word by word (unknown words dropped); matrices must have V columns."""
         self._check_fitted()
         n_words = self.components_.shape[1]
-        corpus = _as_corpus(X, n_words)
+        corpus = _as_corpus(self._check_documents(X, reset=False), n_words)
         if np.array_equal(corpus.vocabulary, self.vocabulary_):
             return corpus
         if not isinstance(X, Corpus):
@@ -153,17 +153,20 @@ class GibbsLDA(_BatchTopicModel):
         self.random_state = random_state
         self._take_renamed(renamed)
 
-    def fit(self, X, y=None, *, callback=None, progress=None):
+    def fit(self, X, y=None, *, callback=None, progress=None, feature_names=None):
         """Sample; ``callback(model, report)`` is called after every sweep with a `PassReport`
-        (the chain and the sweep). ``progress(chain, sweep)``: deprecated."""
-        self.fit_transform(X, callback=callback, progress=progress)
+        (the chain and the sweep). ``progress(chain, sweep)``: deprecated.
+        ``feature_names``: the V words of the columns (a DataFrame's columns name them too)."""
+        self.fit_transform(X, callback=callback, progress=progress,
+                           feature_names=feature_names)
         return self
 
-    def fit_transform(self, X, y=None, *, callback=None, progress=None) -> np.ndarray:
+    def fit_transform(self, X, y=None, *, callback=None, progress=None,
+                      feature_names=None) -> np.ndarray:
         """Fit and return the training documents' topic proportions (D x K) from the kept
         chain's samples (theta^p or theta, aligned with ``components_``)."""
         observe = self._pass_observer(callback, progress)
-        corpus = self._training_corpus(X)
+        corpus = self._training_corpus(X, feature_names)
         alpha = _prior_vector(self.doc_topic_prior, self.n_topics)
         seed = self._fit_seed()
         tokens, offsets = corpus.document_tokens()
@@ -280,16 +283,19 @@ class CVB0LDA(_BatchTopicModel):
         self.random_state = random_state
         self._take_renamed(renamed)
 
-    def fit(self, X, y=None, *, callback=None, progress=None):
+    def fit(self, X, y=None, *, callback=None, progress=None, feature_names=None):
         """Run CVB0; ``callback(model, report)`` is called after every pass with a
-        `PassReport` (chain 0). ``progress(pass)``: deprecated."""
-        self.fit_transform(X, callback=callback, progress=progress)
+        `PassReport` (chain 0). ``progress(pass)``: deprecated. ``feature_names``: the V
+        words of the columns (a DataFrame's columns name them too)."""
+        self.fit_transform(X, callback=callback, progress=progress,
+                           feature_names=feature_names)
         return self
 
-    def fit_transform(self, X, y=None, *, callback=None, progress=None) -> np.ndarray:
+    def fit_transform(self, X, y=None, *, callback=None, progress=None,
+                      feature_names=None) -> np.ndarray:
         """Fit and return the training documents' topic proportions (D x K)."""
         observe = self._pass_observer(callback, progress, chains=False)
-        corpus = self._training_corpus(X)
+        corpus = self._training_corpus(X, feature_names)
         alpha = _prior_vector(self.doc_topic_prior, self.n_topics)
         result = cvb0.fit_cvb0(corpus.counts, self.n_topics, alpha, self.topic_word_prior,
                                iterations=self.n_passes, tolerance=float(self.tolerance),

@@ -238,7 +238,8 @@ class OnlineLDA(TopicModelEstimator):
                             else np.asarray([f"w{i}" for i in range(n_words)], dtype=str))
         self._components_cache = None
 
-    def fit(self, X, y=None, *, callback=None, topic_mask=None) -> "OnlineLDA":
+    def fit(self, X, y=None, *, callback=None, topic_mask=None,
+            feature_names=None) -> "OnlineLDA":
         """Train from scratch on ``X`` (a `Corpus`, sparse or dense D x V counts): ``n_passes``
         passes of consecutive minibatches of ``batch_size`` documents, in corpus order (for a
         full-batch method, ``n_passes`` steps each over the whole corpus, in chunks of
@@ -247,8 +248,10 @@ class OnlineLDA(TopicModelEstimator):
         ``callback(model, report)`` is called after every step with a `StepReport`.
         ``topic_mask``: the topics each document may use (a `TopicMask` of D rows; Labeled LDA
         trained online, `LabeledOnlineLDA`); needs a Gibbs local step, an integer ``n_passes``
-        and a method that is not full-batch."""
-        counts, vocabulary = _counts_and_vocabulary(X)
+        and a method that is not full-batch. ``feature_names``: the V words of the columns (a
+        DataFrame's columns name them too)."""
+        counts, vocabulary = _counts_and_vocabulary(
+            self._check_documents(X, reset=True, feature_names=feature_names))
         _check_mask(topic_mask, counts.shape[0], self)
         if topic_mask is not None and self.n_passes == auto_passes.AUTO:
             raise ValueError("a topic mask needs an integer n_passes, not 'auto'")
@@ -296,7 +299,8 @@ class OnlineLDA(TopicModelEstimator):
         Bayesian methods need ``corpus_size`` (D) set beforehand. For a full-batch method
         ``X`` is the whole corpus and one call is one batch iteration. ``topic_mask``: as in
         `fit`."""
-        counts, vocabulary = _counts_and_vocabulary(X)
+        counts, vocabulary = _counts_and_vocabulary(
+            self._check_documents(X, reset=not self._is_fitted()))
         _check_mask(topic_mask, counts.shape[0], self)
         if not self._is_fitted():
             self._start(counts, vocabulary, counts.shape[0])
@@ -497,7 +501,7 @@ class OnlineLDA(TopicModelEstimator):
         its word ids and counts (`content_stream`), never from its row, so permuting the rows
         of ``X`` permutes the result exactly. (Each document is one kernel call.)"""
         engine = self._require_fitted()
-        counts, _ = _counts_and_vocabulary(X)
+        counts, _ = _counts_and_vocabulary(self._check_documents(X, reset=False))
         if counts.shape[1] != engine.n_words:
             raise ValueError(f"the documents have a vocabulary of {counts.shape[1]} words but the "
                              f"model has {engine.n_words}")
@@ -509,8 +513,8 @@ class OnlineLDA(TopicModelEstimator):
             proportions[row] = posterior.doc_topic()[0]
         return proportions
 
-    def fit_transform(self, X, y=None) -> np.ndarray:
-        return self.fit(X).transform(X)
+    def fit_transform(self, X, y=None, **fit_params) -> np.ndarray:
+        return self.fit(X, **fit_params).transform(X)
 
     # --- model files ---------------------------------------------------------------------------
     def _state_arrays(self) -> dict[str, np.ndarray]:

@@ -1,4 +1,4 @@
-"""Bridges to the tools around streamtopics: pyLDAvis, gensim, pandas.
+"""Bridges to the tools around streamtopics: pyLDAvis, gensim, pandas, scikit-learn pipelines.
 
 None of them is a dependency: each function imports its library only when called (pyLDAvis
 itself is not needed for `to_pyldavis`, which returns plain arrays).
@@ -7,5 +7,7 @@ itself is not needed for `to_pyldavis`, which returns plain arrays).
 from .frames import doc_topic_frame
 from .gensim import from_gensim, to_gensim
 from .pyldavis import to_pyldavis, write_pyldavis_json
+from .sklearn import use_pipeline_vocabulary
 
-__all__ = ["to_pyldavis", "write_pyldavis_json", "to_gensim", "from_gensim", "doc_topic_frame"]
+__all__ = ["to_pyldavis", "write_pyldavis_json", "to_gensim", "from_gensim", "doc_topic_frame",
+           "use_pipeline_vocabulary"]
