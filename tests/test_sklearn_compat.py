@@ -54,7 +54,7 @@ def test_scikit_learn_estimator_checks(estimator, check):
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: type(e).__name__)
 @pytest.mark.parametrize("value, message", [
     (-1.0, r"Negative values in data passed to \w+ \(row 1, column 2 holds -1\)"),
-    (0.5, r"needs whole-number counts .* row 1, column 2 holds 0.5; use CountVectorizer, not Tfidf"),
+    (0.5, r"needs counts that are whole numbers .* row 1, column 2 holds 0.5; use CountVectorizer, not Tfidf"),
     (np.nan, r"Input X contains NaN \(row 1, column 2\)"),
     (np.inf, r"Input X contains infinity \(row 1, column 2\)"),
 ])

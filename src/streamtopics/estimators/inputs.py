@@ -89,7 +89,7 @@ def as_count_matrix(X, name: str) -> sp.csr_matrix:
     if data.dtype.kind == "f":
         fractional = data != np.rint(data)
         if fractional.any():
-            raise InputError(f"{name} needs whole-number counts (a bag of words), but "
+            raise InputError(f"{name} needs counts that are whole numbers (a bag of words), but "
                              f"{_first(*positions(fractional))} holds {data[fractional][0]:g}; "
                              f"use CountVectorizer, not TfidfVectorizer")
     return sp.csr_matrix(matrix if matrix is not None else array, dtype=np.int64)
