@@ -103,7 +103,7 @@ def planted_corpus(n_topics=3, documents_per_topic=12, seed=0):
 
 def test_page_shows_the_topics_coherence_and_examples_of_the_model():
     corpus, owners = planted_corpus()
-    model = CVB0LDA(n_topics=3, alpha=0.1, eta=0.01, iterations=60, random_state=0).fit(corpus)
+    model = CVB0LDA(n_topics=3, doc_topic_prior=0.1, topic_word_prior=0.01, n_passes=60, random_state=0).fit(corpus)
     theta = model.transform(corpus)
     report = build_report(model.components_, model.doc_topic_prior_, model.vocabulary_,
                           corpus=corpus, doc_topic=theta, n_words=6, n_examples=4,
@@ -167,7 +167,7 @@ def fitted(tmp_path_factory):
     directory = tmp_path_factory.mktemp("report")
     corpus, owners = planted_corpus()
     write_corpus_dir(corpus, directory / "corpus")
-    model = CVB0LDA(n_topics=3, iterations=60, random_state=0).fit(corpus)
+    model = CVB0LDA(n_topics=3, n_passes=60, random_state=0).fit(corpus)
     model.save(directory / "model.stm")
     return directory, model, corpus
 
@@ -228,7 +228,7 @@ def test_page_script_runs_and_sorts_in_a_headless_browser(tmp_path):
     """Chromium loads the file with the network off, runs the script (it marks the page ready)
     and sorts the topics table by NPMI from the URL fragment."""
     corpus, _ = planted_corpus(documents_per_topic=6)
-    model = CVB0LDA(n_topics=3, iterations=40, random_state=0).fit(corpus)
+    model = CVB0LDA(n_topics=3, n_passes=40, random_state=0).fit(corpus)
     theta = model.transform(corpus)
     beta = np.vstack([model.components_, np.full(corpus.n_words, 1.0 / corpus.n_words)])
     alpha = np.append(model.doc_topic_prior_, 0.1)

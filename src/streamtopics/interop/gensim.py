@@ -60,7 +60,7 @@ def to_gensim(model, pseudo_counts: float | None = None, random_state: int = 0):
     return lda
 
 
-def from_gensim(lda, transform_iterations: int = 50) -> CVB0LDA:
+def from_gensim(lda, transform_passes: int = 50) -> CVB0LDA:
     """A fitted `CVB0LDA` holding a gensim ``LdaModel``'s topics, alpha, eta and vocabulary."""
     topics = np.asarray(lda.get_topics(), dtype=np.float64)
     alpha = np.asarray(lda.alpha, dtype=np.float64)
@@ -68,7 +68,7 @@ def from_gensim(lda, transform_iterations: int = 50) -> CVB0LDA:
     if lda.id2word is None or len(lda.id2word) != topics.shape[1]:
         raise InputError("the gensim model needs its id2word dictionary (one word per column)")
     model = CVB0LDA(n_topics=topics.shape[0], doc_topic_prior=float(alpha.mean()),
-                    topic_word_prior=float(eta.mean()), transform_passes=transform_iterations)
+                    topic_word_prior=float(eta.mean()), transform_passes=transform_passes)
     model.components_ = topics / topics.sum(axis=1, keepdims=True)
     model.doc_topic_prior_ = alpha
     model.topic_word_prior_ = float(eta.mean())
