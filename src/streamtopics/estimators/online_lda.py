@@ -10,6 +10,9 @@
 combining the four axes. Every method starts from the same (beta_0, alpha_0) for the same
 ``random_state`` (Dupuy & Bach 2016, section 5.1); Bayesian methods from lambda_0 with
 E_q[beta_0] = beta_0, and report E_q[beta] as ``components_``.
+
+Over 450 lines because the raw-text door (`partial_fit_text`, a growing vocabulary) still lives
+here; it moves to the corpus package (issue 18, corpus moves), leaving the facade of the engine.
 """
 
 from __future__ import annotations
