@@ -143,7 +143,7 @@ def test_grid_search_over_a_pipeline_picks_the_planted_k_and_shows_its_words():
     """The README example: CountVectorizer -> OnlineLDA, GridSearchCV on the held-out
     likelihood (score), then the vocabulary of the vectorizer in top_words."""
     texts = planted_texts()
-    pipeline = make_pipeline(CountVectorizer(), OnlineLDA(random_state=0))
+    pipeline = make_pipeline(CountVectorizer(), OnlineLDA(n_init=3, random_state=0))
     search = GridSearchCV(pipeline, {"onlinelda__n_topics": [2, 4, 8]}, cv=3).fit(texts)
     assert search.best_params_ == {"onlinelda__n_topics": 4}
     assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))

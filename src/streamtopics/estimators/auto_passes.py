@@ -62,6 +62,13 @@ def validation_split(n_documents: int) -> ValidationSplit:
     return ValidationSplit(np.setdiff1d(rows, held_out), held_out)
 
 
+def selection_rows(n_documents: int) -> np.ndarray:
+    """Training rows that score `OnlineLDA`'s ``n_init`` runs when nothing is held out: every
+    `EVERY`-th document (at most `MAX_VALIDATION`), or all of them below `MIN_DOCUMENTS`."""
+    rows = np.arange(n_documents)
+    return rows if n_documents < MIN_DOCUMENTS else rows[EVERY - 1::EVERY][:MAX_VALIDATION]
+
+
 def validation_evaluator(train_counts: sp.csr_matrix,
                          validation_counts: sp.csr_matrix) -> ProgressiveEvaluation | None:
     """The evaluator of the validation documents restricted to words seen in training (None

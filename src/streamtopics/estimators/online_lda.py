@@ -65,6 +65,20 @@ VOCABULARY_FULL = "new word, vocabulary full (max_vocabulary)"
 FULL_BATCH_CHUNK = 100
 
 
+def _restart_states(random_state, n_init: int):
+    """The random states of `fit`'s ``n_init`` runs: ``random_state`` itself first (so n_init = 1
+    is the plain fit), then generators from seeds spawned from it (drawn from it when it is a
+    Generator), so every run is reproducible from the one user-visible seed."""
+    yield random_state
+    if n_init == 1:
+        return
+    if isinstance(random_state, np.random.Generator):
+        yield from random_state.spawn(n_init - 1)
+    else:
+        yield from (np.random.default_rng(seed)
+                    for seed in np.random.SeedSequence(random_state).spawn(n_init - 1))
+
+
 def _check_mask(topic_mask, n_documents: int, model: "OnlineLDA") -> None:
     """A topic mask needs a Gibbs local step, minibatches (not a full-batch method) and one row
     per document."""
@@ -102,6 +116,14 @@ class OnlineLDA(TopicModelEstimator):
         at most 20, keeping the best pass (`streamtopics.estimators.auto_passes`: one pass of a
         few thousand documents is far from converged). The paper's single pass: ``n_passes=1``.
     doc_topic_prior : initial alpha (scalar or K values); default 1/K.
+    n_init : restarts of `fit` from different initial topics beta_0 (1, the default: one run).
+        EM finds a local optimum: on planted data a run at the true K sometimes merges two
+        topics and splits another, and ends a few nats per document behind. With n_init > 1,
+        `fit` trains n_init times (the first from ``random_state`` itself, so it is the n_init=1
+        model; the others from seeds derived from it) and keeps the run whose selection documents
+        score best by document completion: the validation documents of ``n_passes="auto"``, else
+        every `auto_passes.EVERY`-th training document (in-sample, as k-means' n_init keeps the
+        lowest inertia). ``init_scores_`` holds each run's log-perplexity per document.
     random_state : None, an int or a `numpy.random.Generator`; fixes beta_0 and every random
         stream of the local estimators, so results are identical for any number of threads.
     corpus_size : D, the number of documents of the whole corpus, for Bayesian topics
@@ -149,7 +171,7 @@ class OnlineLDA(TopicModelEstimator):
                  averaging: bool = False, n_passes="auto", doc_topic_prior=None,
                  random_state=None, corpus_size=None, topic_word_prior=None,
                  update_topic_word_prior: bool = False, grow_vocabulary: bool = False,
-                 max_vocabulary=None):
+                 max_vocabulary=None, n_init: int = 1):
         self.n_topics = n_topics
         self.method = method
         self.batch_size = batch_size
@@ -165,6 +187,7 @@ class OnlineLDA(TopicModelEstimator):
         self.update_topic_word_prior = update_topic_word_prior
         self.grow_vocabulary = grow_vocabulary
         self.max_vocabulary = max_vocabulary
+        self.n_init = n_init
 
     # --- parameters ----------------------------------------------------------------------------
     # Checked once, when training starts (`validation.validate_parameters`). The step size's
@@ -186,6 +209,7 @@ class OnlineLDA(TopicModelEstimator):
         "update_topic_word_prior": [BOOLEAN],
         "grow_vocabulary": [BOOLEAN],
         "max_vocabulary": [None, Interval(Integral, 1, None)],
+        "n_init": [Interval(Integral, 1, None)],
     }
     _parameter_symbols = {**TopicModelEstimator._parameter_symbols, "step_offset": "tau0",
                           "step_decay": "kappa", "corpus_size": "D, the documents of the corpus"}
@@ -213,11 +237,12 @@ class OnlineLDA(TopicModelEstimator):
         return FULL_BATCH_CHUNK if method.full_batch else self.batch_size
 
     def _start(self, counts: sp.csr_matrix, vocabulary, first_batch_rows: int | None = None,
-               corpus_size: int | None = None) -> None:
+               corpus_size: int | None = None, random_state=None) -> None:
         """Validate parameters and initialise (beta_0, alpha_0) and the engine; s_0 gets the mean
         length of the first ``first_batch_rows`` documents (default: those of `fit`'s first
         minibatch, `_first_step_rows`); ``corpus_size`` is D when the parameter is None (`fit`:
-        the corpus' documents)."""
+        the corpus' documents); ``random_state`` replaces the parameter's (a restart of
+        ``n_init``)."""
         method = self._validated_method()
         n_docs, n_words = counts.shape
         if n_docs == 0:
@@ -228,7 +253,7 @@ class OnlineLDA(TopicModelEstimator):
             raise InputError("the corpus has no tokens (every document is empty)")
         self._fitted_settings = self._settings(corpus_size)
         parts = build_parts(method, self._fitted_settings)
-        rng = np.random.default_rng(self.random_state)
+        rng = np.random.default_rng(self.random_state if random_state is None else random_state)
         beta, alpha = initial_parameters(self.n_topics, n_words, rng, self.doc_topic_prior)
         seed = int(rng.integers(0, 2**63 - 1))
         self._engine = OnlineEM(parts.local, parts.parameters, parts.step_size, parts.alpha_update,
@@ -258,12 +283,38 @@ class OnlineLDA(TopicModelEstimator):
         _check_mask(topic_mask, counts.shape[0], self)
         if topic_mask is not None and self.n_passes == auto_passes.AUTO:
             raise ValueError("a topic mask needs an integer n_passes, not 'auto'")
-        schedule = None
+        self._validated_method()
+        validation = None
         if self.n_passes == auto_passes.AUTO:
             split = auto_passes.validation_split(counts.shape[0])
             validation, counts = counts[split.validation_rows], counts[split.train_rows]
-            schedule = auto_passes.PassSchedule(auto_passes.validation_evaluator(counts, validation))
-        self._start(counts, vocabulary, corpus_size=counts.shape[0])
+            validation = auto_passes.validation_evaluator(counts, validation)
+        selection = validation
+        if self.n_init > 1 and selection is None:
+            selection = auto_passes.validation_evaluator(
+                counts, counts[auto_passes.selection_rows(counts.shape[0])])
+        best, self.init_scores_ = None, None if self.n_init == 1 else []
+        for state in _restart_states(self.random_state, self.n_init):
+            self._fit_run(counts, vocabulary, validation, callback, topic_mask, state)
+            if self.n_init == 1:
+                return self
+            score = (np.inf if selection is None else selection.score(
+                self._engine.components(), self._engine.doc_topic_prior()
+            ).log_perplexity_per_document)
+            self.init_scores_.append(float(score))
+            if best is None or score < best[0]:
+                best = (score, self._engine, self.n_passes_, self.validation_scores_)
+        _, self._engine, self.n_passes_, self.validation_scores_ = best
+        self._components_cache = None
+        return self
+
+    def _fit_run(self, counts: sp.csr_matrix, vocabulary, validation, callback, topic_mask,
+                 random_state) -> None:
+        """One run of `fit` from the initial topics of ``random_state``: ``n_passes`` passes, or
+        with ``validation`` (an evaluator) passes until they stop paying (`auto_passes`)."""
+        schedule = (auto_passes.PassSchedule(validation) if self.n_passes == auto_passes.AUTO
+                    else None)
+        self._start(counts, vocabulary, corpus_size=counts.shape[0], random_state=random_state)
 
         def after_step(engine, report):
             self._components_cache = None
@@ -287,7 +338,6 @@ class OnlineLDA(TopicModelEstimator):
                 self._components_cache = None
                 break
         self.validation_scores_ = None if schedule is None else schedule.scores
-        return self
 
     def _chunks(self, counts: sp.csr_matrix, size: int = FULL_BATCH_CHUNK):
         """``counts`` as consecutive chunks of ``size`` documents for one batch step, each
