@@ -14,13 +14,16 @@ theta and theta^p from the same samples: the four combinations of Tables 6-8. La
 top-m labels by score, m from the Meta-Labeler (section 6.3) and, as an upper bound that isolates
 the ranking, the true number of labels ("oracle").
 
+CVB0 (`LabeledCVB0LDA`, section 6.3's "same setup"): as many passes as the Gibbs chain's
+sweeps, 1 or 5 chains (each another document order and start), phi averaged; CVB0 prediction.
 Baselines: one-vs-rest logistic regression on tf-idf (scikit-learn, liblinear) with the same
 Meta-Labeler counts; tomotopy's LLDAModel and PLDAModel (Ramage et al. 2011's Partially Labeled
-LDA, one topic per label, no latent topics; 200 iterations; its `infer` scores), if installed.
+LDA, one topic per label, no latent topics; 200 iterations, tomotopy's default alpha
+optimisation; its `infer` scores), if installed.
 Streaming: `LabeledOnlineLDA` (G-OEM, one pass, minibatches of 100, P = 20) with Prior-LDA's
 prediction.
 
-Usage: NUMBA_NUM_THREADS=1 python bench/labeled_debtags.py [--configs 1x1 5x30]
+Usage: NUMBA_NUM_THREADS=1 python bench/labeled_debtags.py [--configs 1x1 2x10 5x30]
        [--filter debtags-content|all] [--corpus DIR] [--no-baselines]
 Writes bench/results/labeled_debtags.{json,md}.
 """
@@ -39,9 +42,10 @@ from streamtopics.corpus.labels import DEBTAGS_CONTENT, LabelFilter, read_label_
 from streamtopics.corpus.readers import read_corpus_dir
 from streamtopics.estimators.label_sets import MetaLabeler, label_indicator, top_labels
 from streamtopics.estimators.labeled import PriorLDA
+from streamtopics.estimators.labeled_cvb0 import LabeledCVB0LDA
 from streamtopics.estimators.labeled_online import LabeledOnlineLDA
 from streamtopics.evaluation import multilabel_f1
-from streamtopics.inference import cgs
+from streamtopics.inference import cgs, cvb0
 
 RESULTS = Path(__file__).parent / "results"
 CORPUS = Path("/work/shared/corpora/debian")
@@ -139,6 +143,23 @@ ESTIMATOR_NAMES = {("phi", "theta"): "CGS (phi + theta)", ("phi", "theta^p"): "p
                    ("phi^p", "theta"): "phi^p + theta", ("phi^p", "theta^p"): "CGS_p (phi^p + theta^p)"}
 
 
+def run_cvb0(board, config, train, train_labels, test, seed):
+    """Prior-LDA by CVB0 as section 6.3 runs it: the same passes as the Gibbs chains' sweeps
+    (burn-in + lag x samples), one chain or ``chains`` chains (another document order and
+    start each), phi averaged; prediction by CVB0 (50 passes) under both priors."""
+    chains, samples = CONFIGS[config]
+    model = LabeledCVB0LDA(n_passes=50 + 5 * samples, n_chains=chains, random_state=seed)
+    started = time.perf_counter()
+    model.fit(train, train_labels)
+    train_seconds = time.perf_counter() - started
+    for prior_name, alpha in (("Prior-LDA", model.doc_topic_prior_),
+                              ("Labeled LDA", model.training_alpha_)):
+        started = time.perf_counter()
+        theta = cvb0.predict_cvb0(model.components_, alpha, test.counts, model.transform_passes)
+        board.add(f"{prior_name} CVB0", config, theta, train_seconds,
+                  time.perf_counter() - started)
+
+
 def run_streaming(board, train, train_labels, test, seed):
     started = time.perf_counter()
     model = LabeledOnlineLDA(prior="frequency", n_samples=1, random_state=seed)
@@ -202,6 +223,7 @@ def run_tomotopy(board, train, train_labels, test, classes, seed):
 
 
 COMPARISONS = (("Prior-LDA CGS_p (phi^p + theta^p)", "Prior-LDA CGS (phi + theta)"),
+               ("Prior-LDA CGS_p (phi^p + theta^p)", "Prior-LDA CVB0"),
                ("Labeled LDA CGS_p (phi^p + theta^p)", "Labeled LDA CGS (phi + theta)"),
                ("Prior-LDA phi + theta^p", "Prior-LDA CGS (phi + theta)"))
 
@@ -236,6 +258,7 @@ def main() -> None:
     board = Scoreboard(y_true, frequency, meta)
     for config in args.configs:
         run_gibbs(board, config, train, train_labels, test, args.seed)
+        run_cvb0(board, config, train, train_labels, test, args.seed)
     run_streaming(board, train, train_labels, test, args.seed)
     if not args.no_baselines:
         run_logistic(board, train, train_labels, test, classes)

@@ -250,8 +250,10 @@ def document_posterior(words, phi, alpha):
     return rows, np.exp(logs - logsumexp(logs))
 
 
-def cvb0_sweep(doc_offsets, words, counts, gamma, doc_topic, word_topic, topic, alpha, eta):
-    """Twin of kernels.cvb0.cvb0_sweep (equation 6 with one token of the entry excluded)."""
+def cvb0_sweep(doc_offsets, words, counts, gamma, doc_topic, word_topic, topic, alpha, eta,
+               allowed=None):
+    """Twin of kernels.cvb0.cvb0_sweep (equation 6 with one token of the entry excluded);
+    ``allowed``: the topic mask as a D x K boolean array (None: every topic)."""
     eta_sum = eta * word_topic.shape[0]
     change = 0.0
     for d in range(len(doc_offsets) - 1):
@@ -259,6 +261,8 @@ def cvb0_sweep(doc_offsets, words, counts, gamma, doc_topic, word_topic, topic, 
             w, g = words[j], gamma[j].copy()
             update = ((np.maximum(word_topic[w] - g, 0) + eta) * (np.maximum(doc_topic[d] - g, 0) + alpha)
                       / (np.maximum(topic - g, 0) + eta_sum))
+            if allowed is not None:
+                update = np.where(allowed[d], update, 0.0)
             new = update / update.sum()
             delta = counts[j] * (new - g)
             change += np.abs(delta).sum()

@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from streamtopics.corpus.synthetic import generate_synthetic
-from streamtopics.estimators import (ESTIMATORS, CVB0LDA, GibbsLDA, LabeledLDA,
+from streamtopics.estimators import (ESTIMATORS, CVB0LDA, GibbsLDA, LabeledCVB0LDA, LabeledLDA,
                                      LabeledOnlineLDA, OnlineLDA, PriorLDA, load_estimator)
 from streamtopics.validation import ParameterError
 
@@ -25,6 +25,8 @@ MAKERS = {
     "PriorLDA": (lambda: PriorLDA(burn_in=4, lag=2, n_samples=1, random_state=0), True),
     "LabeledOnlineLDA": (lambda: LabeledOnlineLDA(batch_size=20, local_passes=3, burn_in=4,
                                                   lag=2, random_state=0), True),
+    "LabeledCVB0LDA": (lambda: LabeledCVB0LDA(n_passes=8, n_chains=2, transform_passes=5,
+                                              random_state=0), True),
 }
 NAMES = sorted(ESTIMATORS)
 

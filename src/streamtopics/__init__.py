@@ -13,6 +13,7 @@ from .corpus.synthetic import SyntheticTruth, generate_synthetic
 from .errors import InputError, ModelFileError, StreamtopicsError
 from .estimators import CVB0LDA, GibbsLDA, OnlineLDA, load_estimator
 from .estimators.labeled import LabeledLDA, PriorLDA
+from .estimators.labeled_cvb0 import LabeledCVB0LDA
 from .estimators.labeled_online import LabeledOnlineLDA
 from .training import train_stream
 
@@ -25,4 +26,5 @@ __all__ = [
     "OnlineLDA", "GibbsLDA", "CVB0LDA", "load_estimator", "train_stream",
     "InputError", "ModelFileError", "StreamtopicsError",
     "LabeledLDA", "PriorLDA", "LabeledOnlineLDA",
+    "LabeledCVB0LDA",
 ]

@@ -1,4 +1,4 @@
-"""`streamtopics fit CORPUS --model labeled-lda|prior-lda|labeled-g-oem -o MODEL`: multi-label
+"""`streamtopics fit CORPUS --model labeled-lda|prior-lda|labeled-g-oem|prior-cvb0 -o MODEL`: multi-label
 topic models (one topic per label) from a corpus and its label file.
 
 Labels: ``--labels FILE`` (one JSON list of label names per document line), by default
@@ -7,8 +7,8 @@ Labels: ``--labels FILE`` (one JSON list of label names per document line), by d
 (``--label-filter debtags-content`` = the debtags' content facets, at least 20 documents;
 `corpus.labels.DEBTAGS_CONTENT`); documents left without a label are not trained on (counted
 on stderr). Sampling settings come from the batch group of `fit` (burn-in, lag, samples,
-chains, estimator, alpha, eta), the online ones (batch size, local passes, passes) for
-labeled-g-oem.
+chains, estimator, alpha, eta; prior-cvb0: --iterations CVB0 passes per chain), the online
+ones (batch size, local passes, passes) for labeled-g-oem.
 """
 
 from __future__ import annotations
@@ -21,10 +21,11 @@ from ..corpus.labels import split_label_file
 from ..corpus.readers import load_corpus
 from ..errors import InputError
 from ..estimators.labeled import LabeledLDA, PriorLDA
+from ..estimators.labeled_cvb0 import LabeledCVB0LDA
 from ..estimators.labeled_online import LabeledOnlineLDA
 from .common import emit, progress, report_reading
 
-MODELS = ("labeled-lda", "prior-lda", "labeled-g-oem")
+MODELS = ("labeled-lda", "prior-lda", "labeled-g-oem", "prior-cvb0")
 FILTERS = {"all": LabelFilter(), "debtags-content": DEBTAGS_CONTENT}
 
 
@@ -32,7 +33,8 @@ def add_arguments(parser) -> None:
     group = parser.add_argument_group("multi-label models (one topic per label)")
     group.add_argument("--model", choices=MODELS, default=None,
                        help="Labeled LDA, Prior-LDA (label-frequency alpha at prediction, eq. "
-                            "59) by CGS_p, or Prior-LDA trained online by masked G-OEM")
+                            "59) by CGS_p, Prior-LDA trained online by masked G-OEM, or "
+                            "Prior-LDA by CVB0")
     group.add_argument("--labels", default=None, metavar="FILE",
                        help="label file, one JSON list per document (default: "
                             "CORPUS/SPLIT.labels.jsonl)")
@@ -75,6 +77,11 @@ def build_model(args):
                                 step_offset=args.step_offset, step_decay=args.step_decay,
                                 n_passes=1 if args.passes == "auto" else args.passes,
                                 topic_word_prior=args.topic_word_prior, **settings)
+    if args.model == "prior-cvb0":
+        return LabeledCVB0LDA(doc_topic_prior=args.alpha,
+                              topic_word_prior=0.1 if args.eta is None else args.eta,
+                              n_passes=args.iterations, n_chains=args.chains,
+                              n_labels=settings["n_labels"], random_state=args.seed)
     model = PriorLDA if args.model == "prior-lda" else LabeledLDA
     return model(topic_word_prior=0.1 if args.eta is None else args.eta, **settings)
 
@@ -103,7 +110,8 @@ def run(args) -> int:
             model.fit(train, [kept[d] for d in rows],
                       callback=lambda _, report: bar.update(report.n_documents))
     else:
-        sweeps = (args.burn_in + args.lag * args.samples) * args.chains
+        sweeps = (args.iterations if isinstance(model, LabeledCVB0LDA)
+                  else args.burn_in + args.lag * args.samples) * args.chains
         with progress(total=sweeps, desc=args.model, unit="sweep") as bar:
             model.fit(train, [kept[d] for d in rows], callback=lambda *_: bar.update(1))
     seconds = time.perf_counter() - started

@@ -20,7 +20,7 @@ from ..corpus.readers import load_corpus
 from ..errors import InputError
 from ..estimators import load_estimator
 from ..estimators.label_sets import label_indicator
-from ..estimators.labeled import _LabelModel
+from ..estimators.labeled import _LabelSets
 from ..evaluation import multilabel_f1
 from ..persistence import atomic_write
 from .common import add_json_flag, emit, report_reading
@@ -46,9 +46,9 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     model = load_estimator(args.model)
-    if not isinstance(model, _LabelModel):
+    if not isinstance(model, _LabelSets):
         raise InputError(f"{type(model).__name__} predicts no labels: fit a model with --model "
-                         f"labeled-lda, prior-lda or labeled-g-oem", args.model)
+                         f"labeled-lda, prior-lda, labeled-g-oem or prior-cvb0", args.model)
     corpus = load_corpus(args.documents, vocabulary=list(model.vocabulary_), split=args.split)
     report_reading(corpus.report)
     counts, dropped = aligned_counts(corpus, np.asarray(model.vocabulary_))

@@ -5,11 +5,12 @@ from ..errors import ModelFileError
 from .base import NotFittedError, PassReport, TopicModelEstimator
 from .gibbs_lda import CVB0LDA, GibbsLDA
 from .labeled import LabeledLDA, PriorLDA
+from .labeled_cvb0 import LabeledCVB0LDA
 from .labeled_online import LabeledOnlineLDA
 from .online_lda import OnlineLDA
 
 ESTIMATORS = {cls.__name__: cls for cls in (OnlineLDA, GibbsLDA, CVB0LDA, LabeledLDA, PriorLDA,
-                                                 LabeledOnlineLDA)}
+                                                 LabeledOnlineLDA, LabeledCVB0LDA)}
 
 
 def load_estimator(path) -> TopicModelEstimator:
@@ -23,4 +24,5 @@ def load_estimator(path) -> TopicModelEstimator:
 
 
 __all__ = ["NotFittedError", "PassReport", "TopicModelEstimator", "OnlineLDA", "GibbsLDA",
-           "CVB0LDA", "LabeledLDA", "PriorLDA", "LabeledOnlineLDA", "ESTIMATORS", "load_estimator"]
+           "CVB0LDA", "LabeledLDA", "PriorLDA", "LabeledOnlineLDA", "LabeledCVB0LDA",
+           "ESTIMATORS", "load_estimator"]

@@ -41,15 +41,11 @@ def frequency_prior(label_frequency, scale: float = 50.0, floor: float = 30.0) -
     return scale * frequency / frequency.sum() + floor / frequency.size
 
 
-class _LabelModel(_BatchTopicModel):
-    """What the multi-label models share: labels in (`_learn_labels`), prediction out.
-
-    Prediction is the same for all of them: Gibbs sampling of each new document with every
-    topic allowed and the topics fixed (equation 4), alpha = ``doc_topic_prior_``, giving theta
-    (equation 3) and theta^p (equation 33) from the same ``n_samples`` samples of ``n_chains``
-    chains after ``burn_in`` sweeps; `predict` keeps each document's `label_counts` best labels.
-    Subclasses set ``components_``, ``doc_topic_prior_``, ``vocabulary_``, ``random_seed_``
-    and call `_learn_labels`."""
+class _LabelSets(_BatchTopicModel):
+    """What every multi-label model shares: labels in (`_learn_labels`), label sets out
+    (`predict`: each document's `label_counts` best labels by `predict_proba`, which
+    subclasses define), and the label part of model files. Subclasses set ``components_``,
+    ``doc_topic_prior_``, ``vocabulary_``, ``random_seed_`` and call `_learn_labels`."""
 
     def _learn_labels(self, corpus, Y) -> TopicMask:
         """Read the labels of the training ``corpus`` (every document needs one), set
@@ -66,32 +62,6 @@ class _LabelModel(_BatchTopicModel):
         self.meta_labeler_ = MetaLabeler().fit(corpus.counts, label_counts)
         self.mean_labels_ = float(label_counts.mean())
         return TopicMask.from_indicator(indicator)
-
-    def _topic_word(self, topics: str) -> np.ndarray:
-        """The topics prediction holds fixed (models with phi and phi^p choose)."""
-        return self.components_
-
-    def predict_doc_topics(self, X, topics: str | None = None,
-                           per_sample: bool = False) -> cgs.Prediction:
-        """theta and theta^p of new documents from the same samples (equation 4 with every topic
-        allowed and alpha = ``doc_topic_prior_``), with phi^p (``topics="p"``) or phi
-        (``"standard"``) fixed where the model keeps both; default: the ``estimator``'s.
-        Section 6.3's four combinations are the two topic choices times the two fields."""
-        validate_parameters(self)
-        corpus = self._new_documents(X)
-        choice = self.estimator if topics is None else check_parameter(
-            "topics", topics, Options(cgs.ESTIMATORS))
-        tokens, offsets = corpus.document_tokens()
-        return cgs.predict_doc_topics(
-            self._topic_word(choice), self.doc_topic_prior_, tokens, offsets,
-            burn_in=self.burn_in, lag=self.lag, n_samples=self.n_samples,
-            n_chains=self.n_chains, seed=self.random_seed_, per_sample=per_sample)
-
-    def predict_proba(self, X) -> np.ndarray:
-        """Per-label scores (D x K, rows sum to 1): theta^p (equation 33) with
-        ``estimator="p"``, else theta (equation 3)."""
-        prediction = self.predict_doc_topics(X)
-        return prediction.theta_p if self.estimator == "p" else prediction.theta
 
     def transform(self, X) -> np.ndarray:
         """The documents' topic (= label) proportions, `predict_proba`."""
@@ -150,6 +120,39 @@ class _LabelModel(_BatchTopicModel):
         self.meta_labeler_.max_labels_ = int(fitted["meta_labeler"]["max_labels"])
         self.random_seed_ = fitted["random_seed"]
         self.mean_labels_ = fitted["mean_labels"]
+
+
+class _LabelModel(_LabelSets):
+    """Multi-label models predicting by Gibbs sampling: each new document sampled with every
+    topic allowed and the topics fixed (equation 4), alpha = ``doc_topic_prior_``, giving theta
+    (equation 3) and theta^p (equation 33) from the same ``n_samples`` samples of ``n_chains``
+    chains after ``burn_in`` sweeps."""
+
+    def _topic_word(self, topics: str) -> np.ndarray:
+        """The topics prediction holds fixed (models with phi and phi^p choose)."""
+        return self.components_
+
+    def predict_doc_topics(self, X, topics: str | None = None,
+                           per_sample: bool = False) -> cgs.Prediction:
+        """theta and theta^p of new documents from the same samples (equation 4 with every topic
+        allowed and alpha = ``doc_topic_prior_``), with phi^p (``topics="p"``) or phi
+        (``"standard"``) fixed where the model keeps both; default: the ``estimator``'s.
+        Section 6.3's four combinations are the two topic choices times the two fields."""
+        validate_parameters(self)
+        corpus = self._new_documents(X)
+        choice = self.estimator if topics is None else check_parameter(
+            "topics", topics, Options(cgs.ESTIMATORS))
+        tokens, offsets = corpus.document_tokens()
+        return cgs.predict_doc_topics(
+            self._topic_word(choice), self.doc_topic_prior_, tokens, offsets,
+            burn_in=self.burn_in, lag=self.lag, n_samples=self.n_samples,
+            n_chains=self.n_chains, seed=self.random_seed_, per_sample=per_sample)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Per-label scores (D x K, rows sum to 1): theta^p (equation 33) with
+        ``estimator="p"``, else theta (equation 3)."""
+        prediction = self.predict_doc_topics(X)
+        return prediction.theta_p if self.estimator == "p" else prediction.theta
 
 
 class LabeledLDA(_LabelModel):

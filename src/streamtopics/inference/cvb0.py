@@ -15,6 +15,7 @@ import scipy.sparse as sp
 
 from ..kernels import cvb0 as kernels
 from .cgs import doc_topic_estimate, topic_word_estimate
+from .topic_mask import TopicMask, kernel_mask
 
 
 def _bag_of_words(counts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -37,26 +38,32 @@ class CVB0Result:
 
 
 def fit_cvb0(counts, n_topics: int, alpha, eta: float, *, iterations: int = 100,
-             tolerance: float = 0.0, seed: int = 0,
+             tolerance: float = 0.0, seed: int = 0, stream: int = 0,
+             mask: TopicMask | None = None,
              progress: Callable[[int], None] | None = None) -> CVB0Result:
     """Run CVB0 on the D x V count matrix ``counts`` for at most ``iterations`` passes, stopping
-    early once the mean change of gamma per token falls below ``tolerance``."""
+    early once the mean change of gamma per token falls below ``tolerance``. ``stream`` picks
+    the random start's streams (independent chains); ``mask``: Labeled LDA, document d's
+    tokens only on its allowed topics (equation 6 restricted as equation 5), and theta_d
+    supported on them."""
     doc_offsets, words, values = _bag_of_words(counts)
     n_words = sp.csr_matrix(counts).shape[1]
     alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,)).copy()
+    masks = kernel_mask(mask, doc_offsets.size - 1, n_topics)
     gamma = np.empty((words.size, n_topics))
     doc_topic, word_topic, topic = kernels.cvb0_initialize(doc_offsets, words, values, n_words,
-                                                           seed, 0, gamma)
+                                                           seed, stream, gamma, *masks)
     changes = []
     for iteration in range(1, iterations + 1):
         changes.append(kernels.cvb0_sweep(doc_offsets, words, values, gamma, doc_topic,
-                                          word_topic, topic, alpha, float(eta)))
+                                          word_topic, topic, alpha, float(eta), *masks))
         if progress is not None:
             progress(iteration)
         if changes[-1] < tolerance:
             break
+    doc_alpha = alpha if mask is None else alpha * mask.indicator()
     return CVB0Result(phi=topic_word_estimate(word_topic, eta),
-                      theta=doc_topic_estimate(doc_topic, alpha), word_topic=word_topic,
+                      theta=doc_topic_estimate(doc_topic, doc_alpha), word_topic=word_topic,
                       changes=changes)
 
 

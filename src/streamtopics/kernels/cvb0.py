@@ -10,6 +10,11 @@ The update of equation 6 excludes one token of the entry (subtracts gamma_j once
                              / (n'_k - gamma_jk + V eta).
 
 Memory is O(non-zeros x K): the price of CVB0's dense per-token state (paper, Table 1).
+
+Topic masks (Labeled LDA; equation 6 masked as equation 5): the start and the sweep take a
+per-document allowed-topic mask (``mask_ptr``, ``mask_topics``; `kernels.topic_mask`); a
+masked document's gamma is zero outside its allowed topics and only those are updated. A
+document that may use every topic loops over 0..K-1 as before (the same arithmetic).
 """
 
 from __future__ import annotations
@@ -18,26 +23,34 @@ import numpy as np
 from numba import njit, prange
 
 from .random import next_uniform, stream_seed
+from .topic_mask import NO_MASK_PTR, NO_MASK_TOPICS, allowed_topics
 
 
 @njit(cache=True)
-def cvb0_initialize(doc_offsets, words, counts, n_words, seed, stream, gamma):
-    """Fill ``gamma`` (entries x K) with random normalised distributions (one stream per
-    document) and return the soft counts (doc_topic D x K, word_topic V x K, topic K)."""
+def cvb0_initialize(doc_offsets, words, counts, n_words, seed, stream, gamma,
+                    mask_ptr=NO_MASK_PTR, mask_topics=NO_MASK_TOPICS):
+    """Fill ``gamma`` (entries x K) with random normalised distributions over each document's
+    allowed topics (one stream per document) and return the soft counts (doc_topic D x K,
+    word_topic V x K, topic K)."""
     n_docs = doc_offsets.size - 1
     n_topics = gamma.shape[1]
+    every_topic = np.arange(n_topics)
     doc_topic = np.zeros((n_docs, n_topics))
     word_topic = np.zeros((n_words, n_topics))
     topic = np.zeros(n_topics)
     state = np.empty(1, dtype=np.uint64)
     for d in range(n_docs):
         state[0] = stream_seed(seed, stream, d)
+        topics = allowed_topics(d, mask_ptr, mask_topics, n_topics)
+        if topics.size == 0:
+            topics = every_topic
         for j in range(doc_offsets[d], doc_offsets[d + 1]):
+            gamma[j, :] = 0.0
             total = 0.0
-            for k in range(n_topics):
+            for k in topics:
                 gamma[j, k] = next_uniform(state) + 1e-3
                 total += gamma[j, k]
-            for k in range(n_topics):
+            for k in topics:
                 gamma[j, k] /= total
                 mass = counts[j] * gamma[j, k]
                 doc_topic[d, k] += mass
@@ -47,26 +60,32 @@ def cvb0_initialize(doc_offsets, words, counts, n_words, seed, stream, gamma):
 
 
 @njit(cache=True)
-def cvb0_sweep(doc_offsets, words, counts, gamma, doc_topic, word_topic, topic, alpha, eta):
-    """One CVB0 pass over all entries in order (equation 6), updating gamma and the soft counts
-    in place. Returns the mean absolute change of gamma per token (a convergence measure).
-    Equivalent to ``naive.cvb0_sweep``."""
+def cvb0_sweep(doc_offsets, words, counts, gamma, doc_topic, word_topic, topic, alpha, eta,
+               mask_ptr=NO_MASK_PTR, mask_topics=NO_MASK_TOPICS):
+    """One CVB0 pass over all entries in order (equation 6; under a mask, over each document's
+    allowed topics only), updating gamma and the soft counts in place. Returns the mean
+    absolute change of gamma per token (a convergence measure). Equivalent to
+    ``naive.cvb0_sweep``."""
     n_topics = alpha.size
+    every_topic = np.arange(n_topics)
     eta_sum = eta * word_topic.shape[0]
     update = np.empty(n_topics)
     change = 0.0
     n_tokens = 0
     for d in range(doc_offsets.size - 1):
+        topics = allowed_topics(d, mask_ptr, mask_topics, n_topics)
+        if topics.size == 0:
+            topics = every_topic
         for j in range(doc_offsets[d], doc_offsets[d + 1]):
             w = words[j]
             total = 0.0
-            for k in range(n_topics):
+            for k in topics:
                 g = gamma[j, k]
                 update[k] = (max(word_topic[w, k] - g, 0.0) + eta) \
                     * (max(doc_topic[d, k] - g, 0.0) + alpha[k]) \
                     / (max(topic[k] - g, 0.0) + eta_sum)
                 total += update[k]
-            for k in range(n_topics):
+            for k in topics:
                 new = update[k] / total
                 delta = counts[j] * (new - gamma[j, k])
                 change += abs(delta)
