@@ -112,7 +112,9 @@ class GibbsLDA(_BatchTopicModel):
         the document and the word, not with K) or ``"dense"`` (reference, O(K) per token).
     random_state : int, None or a numpy Generator; everything random flows from it.
 
-    Fitted attributes: ``components_`` (K x V, rows sum to 1), ``doc_topic_prior_`` (K),
+    Fitted attributes: ``components_`` (K x V, rows sum to 1), ``topic_word_standard_`` (phi
+    of equation 2 from the same samples, kept beside phi^p for word association, section 5.4;
+    equal to ``components_`` with ``estimator="standard"``), ``doc_topic_prior_`` (K),
     ``topic_word_prior_`` (eta), ``vocabulary_``, ``topic_word_counts_`` (K x V int32, the
     kept chain's final sample), ``log_likelihood_`` (its log p(w, z), nats),
     ``chain_log_likelihoods_``, ``random_seed_``, ``n_iter_``.
@@ -184,6 +186,7 @@ class GibbsLDA(_BatchTopicModel):
             if best is None or result.log_likelihood > best.log_likelihood:
                 best = result
         self.components_ = best.phi
+        self.topic_word_standard_ = best.phi_standard
         self.doc_topic_prior_ = best.alpha
         self.topic_word_prior_ = best.eta
         self.vocabulary_ = corpus.vocabulary
@@ -221,6 +224,7 @@ class GibbsLDA(_BatchTopicModel):
                     topic_word_prior=state.eta, estimator=estimator, **params)
         gibbs = state.gibbs_state()
         model.components_, _ = gibbs.estimate(state.alpha, state.eta, estimator)
+        model.topic_word_standard_ = cgs.topic_word_estimate(gibbs.word_topic_counts, state.eta)
         model.doc_topic_prior_ = state.alpha
         model.topic_word_prior_ = state.eta
         model.vocabulary_ = state.vocabulary
@@ -233,7 +237,8 @@ class GibbsLDA(_BatchTopicModel):
 
     # --- model files -----------------------------------------------------------------------------
     def _state_arrays(self) -> dict[str, np.ndarray]:
-        return {"topic_word_counts": self.topic_word_counts_}
+        return {"topic_word_counts": self.topic_word_counts_,
+                "topic_word_standard": self.topic_word_standard_}
 
     def _fitted_metadata(self) -> dict:
         return {"topic_word_prior": float(self.topic_word_prior_),
@@ -246,6 +251,13 @@ class GibbsLDA(_BatchTopicModel):
         fitted = metadata.get("fitted", {})
         self.topic_word_counts_ = arrays["topic_word_counts"]
         self.topic_word_prior_ = fitted["topic_word_prior"]
+        # files written before phi was kept beside phi^p: equation 2 on the final sample
+        self.topic_word_standard_ = arrays.get("topic_word_standard")
+        if self.topic_word_standard_ is None:
+            self.topic_word_standard_ = cgs.topic_word_estimate(self.topic_word_counts_.T,
+                                                                self.topic_word_prior_)
+        if self.topic_word_standard_.shape != self.components_.shape:
+            raise ValueError("topic_word_standard is not K x V")
         self.log_likelihood_ = fitted["log_likelihood"]
         self.chain_log_likelihoods_ = fitted["chain_log_likelihoods"]
         self.random_seed_ = fitted["random_seed"]

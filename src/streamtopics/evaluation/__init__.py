@@ -12,6 +12,8 @@ and the prior alpha (K), so models from other libraries are scored the same way.
   (Dupuy & Bach 2016, appendix G).
 - `umass_coherence`, `npmi_coherence`, `top_words_table`, `top_word_ids`.
 - `multilabel_f1`: micro-, macro- and example-based F1 of predicted label sets.
+- `word_association`, `association_matrix`, `compare_estimators`: p(w2 | w1) from topics and
+  the phi^p-vs-phi rank statistic by cue frequency (Papanikolaou et al. 2017, section 5.4).
 """
 
 from .coherence import npmi_coherence, top_word_ids, top_words_table, umass_coherence
@@ -21,10 +23,13 @@ from .left_to_right import left_to_right
 from .matching import DISTANCES, TopicMatching, distance_to_truth, match_topics, topic_distances
 from .multilabel import MultilabelF1, multilabel_f1
 from .results import HeldOutBound, HeldOutLikelihood
+from .word_association import (AssociationNorms, association_matrix, compare_estimators,
+                               word_association)
 
 __all__ = [
     "left_to_right", "document_completion", "elbo", "HeldOutLikelihood", "HeldOutBound",
     "match_topics", "topic_distances", "distance_to_truth", "TopicMatching", "DISTANCES",
     "umass_coherence", "npmi_coherence", "top_words_table", "top_word_ids",
     "multilabel_f1", "MultilabelF1",
+    "word_association", "association_matrix", "compare_estimators", "AssociationNorms",
 ]
