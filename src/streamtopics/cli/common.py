@@ -4,10 +4,29 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from tqdm.auto import tqdm
 
+from ..errors import InputError
 from ..reporting.strict_json import finite_json
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer >= 1 (argparse reports anything else as invalid)."""
+    value = int(text)
+    if value < 1:
+        raise ValueError(text)
+    return value
+
+
+def existing_parent(path) -> Path:
+    """``path`` as a Path whose directory exists, else an `InputError` naming the directory
+    (checked before any work, so a typo does not cost a whole run)."""
+    path = Path(path)
+    if not path.parent.is_dir():
+        raise InputError("the output's directory does not exist", path.parent)
+    return path
 
 
 def add_json_flag(parser) -> None:

@@ -19,7 +19,7 @@ from ..errors import InputError
 from ..estimators import load_estimator
 from ..interop.pyldavis import to_pyldavis, write_pyldavis_json
 from ..persistence import atomic_write, load_topic_parameters
-from .common import add_json_flag, emit, report_reading
+from .common import add_json_flag, emit, existing_parent, report_reading
 
 FORMATS = ("npz", "pyldavis")
 
@@ -42,9 +42,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    output = Path(args.output)
-    if not output.parent.is_dir():
-        raise InputError("the output's directory does not exist", output.parent)
+    output = existing_parent(args.output)
     if args.format == "pyldavis":
         return _pyldavis(args, output)
     if args.corpus is not None:

@@ -22,14 +22,7 @@ from ..estimators import load_estimator
 from ..inference.cvb0 import predict_cvb0
 from ..persistence import load_topic_parameters
 from ..reporting.html import build_report, read_training_curve, write_report
-from .common import add_json_flag, emit, report_reading
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise ValueError(text)
-    return value
+from .common import add_json_flag, emit, existing_parent, positive_int, report_reading
 
 
 def register(subparsers) -> None:
@@ -44,10 +37,10 @@ def register(subparsers) -> None:
                         help="corpus directory or input file for coherence and example documents")
     parser.add_argument("-o", "--output", required=True, help="output .html path")
     parser.add_argument("--split", default="train", help="split of a corpus directory (default: train)")
-    parser.add_argument("--words", type=_positive, default=10, help="top words per topic (default: 10)")
-    parser.add_argument("--examples", type=_positive, default=3,
+    parser.add_argument("--words", type=positive_int, default=10, help="top words per topic (default: 10)")
+    parser.add_argument("--examples", type=positive_int, default=3,
                         help="example documents per topic (default: 3)")
-    parser.add_argument("--max-docs", type=_positive, default=5000,
+    parser.add_argument("--max-docs", type=positive_int, default=5000,
                         help="use only the first N documents of CORPUS (default: 5000)")
     parser.add_argument("--curve", metavar="JSONL",
                         help="training curve (default: MODEL.eval.jsonl when it exists)")
@@ -65,6 +58,7 @@ def _doc_topic(model, beta, alpha, counts) -> np.ndarray:
 
 
 def run(args) -> int:
+    output = existing_parent(args.output)
     beta, alpha, vocabulary = load_topic_parameters(args.model)
     try:
         model = load_estimator(args.model)
@@ -101,9 +95,6 @@ def run(args) -> int:
                           curve=curve, n_words=args.words, n_examples=args.examples,
                           title=args.title or f"streamtopics report: {Path(args.model).name}",
                           facts=facts)
-    output = Path(args.output)
-    if not output.parent.is_dir():
-        raise InputError("the output's directory does not exist", output.parent)
     write_report(output, report)
     emit(args, {"output": str(output), "n_topics": len(report.topics),
                 "coherence": corpus is not None, "curve_points": len(curve)},

@@ -2,22 +2,24 @@
 
 DOCS is a corpus directory (``--split``, default test), a bag-of-words file or raw text (mapped
 onto the model's vocabulary; unknown words are dropped and counted). Uses the model's own local
-estimator with the model fixed (`OnlineLDA.transform`).
+estimator with the model fixed (`OnlineLDA.transform`). ``-o FILE`` writes every document's id,
+dominant topic and proportions (all K, or the ``--top`` N largest) as CSV with a header, JSON
+lines or ``.npz`` (`reporting.doc_topics`); ``.npy`` keeps the bare D x K matrix.
 """
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import numpy as np
 
-from ..corpus.corpus import aligned_counts
+from ..corpus.corpus import aligned_counts, document_ids
 from ..corpus.readers import load_corpus
 from ..errors import InputError
 from ..estimators import load_estimator
 from ..persistence import atomic_write
-from .common import add_json_flag, emit, report_reading
+from ..reporting.doc_topics import FORMATS, output_format, ranked_topics, write_doc_topics
+from .common import add_json_flag, emit, existing_parent, positive_int, report_reading
 
 
 def register(subparsers) -> None:
@@ -27,14 +29,22 @@ def register(subparsers) -> None:
     parser.add_argument("model", metavar="MODEL", help="model file written by 'streamtopics fit'")
     parser.add_argument("documents", metavar="DOCS", help="corpus directory or input file")
     parser.add_argument("--split", default="test", help="split of a corpus directory (default: test)")
-    parser.add_argument("--top", type=int, default=3, help="topics shown per document (default: 3)")
+    parser.add_argument("--top", type=positive_int, default=None,
+                        help="the N largest proportions per document (default: 3 on screen, "
+                             "all K in the -o file)")
     parser.add_argument("-o", "--output", metavar="FILE",
-                        help="also write the D x K proportions to FILE (.npy or .csv)")
+                        help="write ids, dominant topic and proportions to FILE (.csv, .jsonl, "
+                             ".npz; .npy: the bare D x K matrix)")
+    parser.add_argument("--format", choices=FORMATS,
+                        help="format of -o FILE (default: from its suffix)")
     add_json_flag(parser)
     parser.set_defaults(run=run)
 
 
 def run(args) -> int:
+    path = None if args.output is None else existing_parent(args.output)
+    bare = path is not None and args.format is None and path.suffix == ".npy"
+    format = None if path is None or bare else output_format(path, args.format)
     model = load_estimator(args.model)
     corpus = load_corpus(args.documents, vocabulary=list(model.vocabulary_), split=args.split)
     report_reading(corpus.report)
@@ -44,19 +54,15 @@ def run(args) -> int:
     if counts.shape[0] == 0:
         raise InputError("no documents to transform", args.documents)
     proportions = model.transform(counts)
-    if args.output:
-        path = Path(args.output)
-        if path.suffix == ".npy":
-            atomic_write(path, lambda handle: np.save(handle, proportions))
-        elif path.suffix == ".csv":
-            atomic_write(path, lambda handle: np.savetxt(handle, proportions, delimiter=",", fmt="%.6g"))
-        else:
-            raise InputError("--output must end in .npy or .csv", path)
-    top = max(1, min(args.top, proportions.shape[1]))
-    lines = []
-    for d, row in enumerate(proportions):
-        best = np.argsort(-row, kind="stable")[:top]
-        lines.append(f"{d}\t" + "  ".join(f"topic {k}: {row[k]:.3f}" for k in best))
+    ids = document_ids(corpus)
+    if bare:
+        atomic_write(path, lambda handle: np.save(handle, proportions))
+    elif path is not None:
+        write_doc_topics(path, proportions, ids, format, args.top)
+    top = min(args.top or 3, proportions.shape[1])
+    lines = [f"{document}\t" + "  ".join(f"topic {k}: {row[k]:.3f}" for k in best)
+             for document, row, best in zip(ids, proportions, ranked_topics(proportions, top))]
     emit(args, {"model": str(args.model), "documents": int(proportions.shape[0]),
-                "tokens_dropped": dropped, "doc_topic": proportions.tolist()}, "\n".join(lines))
+                "tokens_dropped": dropped, "document_ids": ids,
+                "doc_topic": proportions.tolist()}, "\n".join(lines))
     return 0

@@ -252,10 +252,14 @@ def aligned_counts(corpus, vocabulary: np.ndarray) -> tuple[sp.csr_matrix, int]:
 
 
 def document_ids(corpus: Corpus) -> list:
-    """Each document's own id: the ``doc`` field of its metadata when present (the 1-based ids
-    of a corpus directory's meta file), else its 1-based position."""
+    """Each document's own id: the ``doc`` field of its metadata (the 1-based ids of a corpus
+    directory's meta file), else ``orig_id`` (a raw text file's 1-based line, a text folder's
+    file name), else its 1-based position."""
     ids: list = list(range(1, corpus.n_documents + 1))
     for d, metadata in enumerate(corpus.metadata or []):
-        if isinstance(metadata, dict) and "doc" in metadata:
-            ids[d] = metadata["doc"]
+        if isinstance(metadata, dict):
+            for key in ("doc", "orig_id"):
+                if metadata.get(key) is not None:
+                    ids[d] = metadata[key]
+                    break
     return ids
