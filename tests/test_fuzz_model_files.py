@@ -49,6 +49,7 @@ def fitted(estimator_class):
     model.topic_word_prior_, model.n_iter_ = 0.01, 7
     if estimator_class is GibbsLDA:
         model.topic_word_counts_ = np.array([[5, 1, 2], [0, 3, 9]])
+        model.topic_word_standard_ = BETA
         model.log_likelihood_, model.chain_log_likelihoods_ = -12.5, [-12.5]
         model.random_seed_ = 11
     return model
