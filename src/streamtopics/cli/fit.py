@@ -2,7 +2,8 @@
 
 Reads a corpus directory (``CORPUS/train.docword.txt`` + ``vocab.txt``) or any input of
 `streamtopics.corpus.load_corpus`, trains with a progress bar and writes the safe model file.
-Online methods (the presets of `inference.presets`) run `OnlineLDA` for ``--passes`` passes;
+Online methods (the presets of `inference.presets`) run `OnlineLDA` for ``--passes`` passes,
+streaming a file by default and loading it only where needed (`fit_reading`, which says so);
 the batch methods ``cgs`` (collapsed Gibbs sampling with the CGS_p estimators) and ``cvb0``
 run `GibbsLDA` and `CVB0LDA` for ``--iterations`` sweeps.
 
@@ -35,6 +36,7 @@ from ..reporting.progressive import METRICS, ProgressiveEvaluation, strict_recor
 from ..training import train_stream
 from . import fit_labeled
 from .common import add_json_flag, emit, progress, report_reading
+from .fit_reading import LOAD_LIMIT_MB, plan_reading
 
 
 def register(subparsers) -> None:
@@ -63,6 +65,10 @@ def register(subparsers) -> None:
                         help="passes over the corpus, or auto: until held-out training documents "
                              "stop improving (OnlineLDA's n_passes; a stream gets 1; default: auto)")
     parser.add_argument("--split", default="train", help="split of a corpus directory (default: train)")
+    parser.add_argument("--load-limit", type=float, default=LOAD_LIMIT_MB, metavar="MB",
+                        help="online methods stream their input; several passes (--passes N > 1 "
+                             "or auto) load an input up to this size instead, and say so "
+                             f"(default: {LOAD_LIMIT_MB:g})")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     parser.add_argument("--threads", type=int, default=None, help="numba threads (default: all cores)")
     batch = parser.add_argument_group("batch methods (cgs, cvb0)")
@@ -93,7 +99,8 @@ def register(subparsers) -> None:
     held_out.add_argument("--eval-split", default="test",
                           help="its split to score (default: test)")
     stream = parser.add_argument_group(
-        "streaming and checkpoints (online methods; memory independent of the stream's length)")
+        "streaming and checkpoints (online methods stream files by default: memory "
+        "independent of the input's length)")
     stream.add_argument("--vocabulary", default=None, metavar="FILE",
                         help="vocabulary (one word a line) of raw text or stdin input; streams "
                              "the input instead of loading it")
@@ -134,12 +141,15 @@ def run(args) -> int:
         numba.set_num_threads(args.threads)
     if args.max_vocabulary is not None and not args.grow_vocabulary:
         raise InputError("--max-vocabulary caps a growing vocabulary: add --grow-vocabulary")
+    if not args.load_limit >= 0:
+        raise InputError("--load-limit must be >= 0 MB")
     model = _build_model(args)
-    streaming = (args.corpus == "-" or args.vocabulary is not None or args.checkpoint is not None
-                 or args.resume is not None or args.grow_vocabulary)
+    plan = plan_reading(args, BATCH_METHODS)
+    if plan.note is not None:
+        print(plan.note, file=sys.stderr)
     try:
-        if streaming:
-            documents, tokens, seconds, extra = _train_streaming(model, args)
+        if plan.stream:
+            documents, tokens, seconds, extra = _train_streaming(model, args, plan.n_passes)
         else:
             documents, tokens, seconds, extra = _train_in_memory(model, args)
     except InputError:
@@ -149,6 +159,7 @@ def run(args) -> int:
     model.save(args.output)
     result = {
         "model": str(args.output), "method": args.method, "n_topics": args.topics,
+        "input": "streamed" if plan.stream else "loaded",
         "documents": documents, "tokens": tokens,
         "seconds": seconds, "documents_per_second": documents / seconds if seconds > 0 else None,
         "alpha_mean": float(model.doc_topic_prior_.mean()), "top_words": model.top_words(10),
@@ -197,13 +208,13 @@ def _train_in_memory(model, args) -> tuple[int, int, float, dict]:
             extra)
 
 
-def _train_streaming(model, args) -> tuple[int, int, float, dict]:
+def _train_streaming(model, args, n_passes: int) -> tuple[int, int, float, dict]:
     """`training.train_stream` over the input (a file or ``-`` for stdin), with checkpoints."""
     if args.method in BATCH_METHODS:
         raise InputError("streaming input, --checkpoint, --resume and --grow-vocabulary need an "
                          "online method (not cgs or cvb0)")
     if args.eval_every is not None:
-        raise InputError("--eval-every works on an in-memory corpus: drop --vocabulary, "
+        raise InputError("--eval-every needs the training corpus in memory: drop --vocabulary, "
                          "--checkpoint, --resume and --grow-vocabulary, or evaluate afterwards")
     if args.grow_vocabulary and args.corpus != "-" and \
             (args.format or detect_format(args.corpus)) not in TEXT_FORMATS:
@@ -216,13 +227,13 @@ def _train_streaming(model, args) -> tuple[int, int, float, dict]:
         raise InputError("--resume needs a checkpoint: --resume PATH or --checkpoint PATH")
     with progress(total=None, desc=args.method) as bar:
         result = train_stream(
-            model, args.corpus, n_passes=1 if args.passes == "auto" else args.passes,
+            model, args.corpus, n_passes=n_passes,
             vocabulary=args.vocabulary, format=args.format, text_field=args.text_field,
             split=args.split, checkpoint=checkpoint, checkpoint_every=args.checkpoint_every,
             resume=args.resume is not None,
             progress=lambda position: bar.update(position.documents_total - bar.n))
     report_reading(result.report)
-    extra = {"checkpoints_written": result.checkpoints_written,
+    extra = {"passes": n_passes, "checkpoints_written": result.checkpoints_written,
              "position": {"pass": result.position.pass_index,
                           "documents": result.position.documents_total}}
     if result.resumed_from is not None:
