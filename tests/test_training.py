@@ -4,6 +4,7 @@ random moments (during a step or a checkpoint write); checkpoints of another run
 
 from __future__ import annotations
 
+import doctest
 import io
 import json
 import os
@@ -16,7 +17,7 @@ import numpy as np
 import pytest
 
 from streamtopics import GibbsLDA, InputError, ModelFileError, OnlineLDA
-from streamtopics.corpus import read_corpus_dir, write_synthetic_corpus
+from streamtopics.corpus import read_corpus_dir, sources, write_synthetic_corpus
 from streamtopics.training import LineStream, read_checkpoint, train_stream
 
 from helpers import Interrupted, numba_threads, stop_at
@@ -201,6 +202,21 @@ def test_line_stream_formats(jsonl):
         list(LineStream(io.BytesIO(b"aax\x00\n"), words))
     with pytest.raises(InputError, match="no documents"):
         list(LineStream(io.BytesIO(b"\n\n"), words, format="jsonl"))
+
+
+def test_every_kind_of_source_has_the_one_interface(corpus_dir, jsonl):
+    """`open_source` turns each kind of input into a `MinibatchSource`, whose ``raw`` and
+    ``repeatable`` say how training reads it (its doctest runs too)."""
+    path, words = jsonl
+    opened = {"file": sources.open_source(corpus_dir, BATCH, None),
+              "raw text": sources.open_source(path, BATCH, None, raw=True),
+              "stream": sources.open_source(io.BytesIO(path.read_bytes()), BATCH, words),
+              "minibatches": sources.open_source([read_corpus_dir(corpus_dir)], BATCH, None)}
+    for kind, source in opened.items():
+        assert isinstance(source, sources.MinibatchSource), kind
+    assert [(s.raw, s.repeatable) for s in opened.values()] == [
+        (False, True), (True, True), (False, False), (False, True)]
+    assert doctest.testmod(sources).failed == 0
 
 
 def test_iterable_of_minibatches(tmp_path, corpus_dir):

@@ -124,9 +124,11 @@ class TopicModelEstimator:
                     input_tags=InputTags(sparse=True, positive_only=True, categorical=True))
 
     def __sklearn_is_fitted__(self) -> bool:
-        return self._is_fitted_model()
+        return self.is_fitted()
 
-    def _is_fitted_model(self) -> bool:
+    def is_fitted(self) -> bool:
+        """Whether the model has been trained (by fit, partial_fit or load): what callers outside
+        the class ask instead of its private state."""
         try:
             self._check_fitted()
         except NotFittedError:

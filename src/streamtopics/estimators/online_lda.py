@@ -353,9 +353,9 @@ class OnlineLDA(TopicModelEstimator):
         ``X`` is the whole corpus and one call is one batch iteration. ``topic_mask``: as in
         `fit`."""
         counts, vocabulary = _counts_and_vocabulary(
-            self._check_documents(X, reset=not self._is_fitted()))
+            self._check_documents(X, reset=not self.is_fitted()))
         _check_mask(topic_mask, counts.shape[0], self)
-        if not self._is_fitted():
+        if not self.is_fitted():
             self._start(counts, vocabulary, counts.shape[0])
         elif counts.shape[1] != self._engine.n_words:
             raise ValueError(f"the minibatch has a vocabulary of {counts.shape[1]} words but the "
@@ -388,9 +388,9 @@ class OnlineLDA(TopicModelEstimator):
         words follow it (within ``max_vocabulary``), without it they are dropped."""
         if stopwords is None or isinstance(stopwords, (str, Path)):
             stopwords = load_stopwords(stopwords)
-        if not self._is_fitted():
+        if not self.is_fitted():
             self._validated_method()
-        if not self._is_fitted() or getattr(self, "text_report_", None) is None:
+        if not self.is_fitted() or getattr(self, "text_report_", None) is None:
             self.text_report_ = ReadReport(source="partial_fit_text")
         report = self.text_report_
         token_lists = []
@@ -403,7 +403,7 @@ class OnlineLDA(TopicModelEstimator):
         if not token_lists:
             raise InputError("the minibatch has no documents")
         index = self._word_index()
-        if vocabulary is not None and not self._is_fitted():
+        if vocabulary is not None and not self.is_fitted():
             index = self._initial_index(vocabulary)
         new_words = self._admitted_words(token_lists, index, fixed=vocabulary is not None)
         n_old = len(index)
@@ -414,7 +414,7 @@ class OnlineLDA(TopicModelEstimator):
                    for token in content if token in index or token in new_index]
             unknown = len(content) - len(ids)
             if unknown:
-                full = self.grow_vocabulary or not (self._is_fitted() or vocabulary is not None)
+                full = self.grow_vocabulary or not (self.is_fitted() or vocabulary is not None)
                 report.drop_tokens(VOCABULARY_FULL if full else UNKNOWN, unknown)
             rows.extend([row] * len(ids))
             columns.extend(ids)
@@ -424,11 +424,11 @@ class OnlineLDA(TopicModelEstimator):
         report.documents_kept += len(token_lists)
         report.tokens_kept += int(counts.sum())
         if counts.nnz == 0:
-            if self._is_fitted():
+            if self.is_fitted():
                 report.warn("a minibatch without any word of the vocabulary took no step")
                 return self
             raise InputError("the first minibatch has no token to start the model from")
-        if not self._is_fitted():
+        if not self.is_fitted():
             return self.partial_fit(Corpus(counts, vocabulary=np.asarray(list(index) + new_words,
                                                                          dtype=str)))
         self.add_words(new_words)
@@ -469,7 +469,7 @@ class OnlineLDA(TopicModelEstimator):
     def _word_index(self) -> dict:
         """word -> column of ``vocabulary_`` (empty before the model starts), built once per
         ``vocabulary_`` array and extended in place by `add_words`: read it, do not change it."""
-        if not self._is_fitted():
+        if not self.is_fitted():
             return {}
         cached = getattr(self, "_word_index_cache", None)
         if cached is None or cached[0] is not self.vocabulary_:
@@ -493,7 +493,7 @@ class OnlineLDA(TopicModelEstimator):
         (without an initial vocabulary: ``fixed`` False) or growing, by decreasing count in the
         minibatch (ties: first appearance), as many as ``max_vocabulary`` leaves room for; none
         when the vocabulary is fixed."""
-        if (self._is_fitted() or fixed) and not self.grow_vocabulary:
+        if (self.is_fitted() or fixed) and not self.grow_vocabulary:
             return []
         counts = Counter(token for content in token_lists for token in content
                          if token not in index)
@@ -502,11 +502,11 @@ class OnlineLDA(TopicModelEstimator):
         return ranked[:max(room, 0)]
 
     # --- fitted model --------------------------------------------------------------------------
-    def _is_fitted(self) -> bool:
+    def is_fitted(self) -> bool:
         return getattr(self, "_engine", None) is not None and self._engine.initialized
 
     def _require_fitted(self) -> OnlineEM:
-        if not self._is_fitted():
+        if not self.is_fitted():
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit or partial_fit")
         return self._engine
 
