@@ -9,6 +9,7 @@ option off (the default) unseen words are dropped and counted as before.
 
 from __future__ import annotations
 
+import doctest
 import io
 import json
 
@@ -16,11 +17,13 @@ import numpy as np
 import pytest
 
 from streamtopics.cli.main import main
+from streamtopics.corpus import growth
+from streamtopics.corpus.growth import VOCABULARY_FULL
 from streamtopics.corpus.preprocess import UNKNOWN
 from streamtopics.corpus.readers import iter_raw_documents
 from streamtopics.corpus.synthetic import generate_synthetic
 from streamtopics.errors import InputError
-from streamtopics.estimators.online_lda import VOCABULARY_FULL, OnlineLDA
+from streamtopics.estimators.online_lda import OnlineLDA
 from streamtopics.training import read_checkpoint, train_stream
 
 from helpers import Interrupted, matched_tv, stop_at
@@ -296,3 +299,9 @@ def test_cli_fit_grows_the_vocabulary_within_the_cap(tmp_path, capsys, grown_str
     code = main(["fit", str(path), "--max-vocabulary", "30", "-k", "2",
                  "-o", str(tmp_path / "b.npz")])
     assert code == 2 and "--grow-vocabulary" in capsys.readouterr().err
+
+
+def test_the_word_rules_in_the_docstring_run():
+    """`corpus.growth`'s example (stop words, the pruning rule, the counts) runs as written."""
+    result = doctest.testmod(growth)
+    assert result.attempted >= 5 and result.failed == 0

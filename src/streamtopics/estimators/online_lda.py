@@ -11,20 +11,22 @@ combining the four axes. Every method starts from the same (beta_0, alpha_0) for
 ``random_state`` (Dupuy & Bach 2016, section 5.1); Bayesian methods from lambda_0 with
 E_q[beta_0] = beta_0, and report E_q[beta] as ``components_``.
 
-Over 450 lines because the raw-text door (`partial_fit_text`, a growing vocabulary) still lives
-here; it moves to the corpus package (issue 18, corpus moves), leaving the facade of the engine.
+Over 450 lines because it is one facade with three doors (`fit` with restarts and automatic
+passes, `partial_fit`, `partial_fit_text`) whose sixteen parameters are documented in the class
+docstring (about 80 lines); the word side of a growing vocabulary lives in `corpus.growth`.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..corpus.corpus import Corpus, ReadReport
-from ..corpus.preprocess import STOP_WORD, UNKNOWN, document_parts, load_stopwords, tokenize
+from ..corpus.growth import (VOCABULARY_FULL, admitted_words, checked_new_words, content_tokens,
+                             initial_index, minibatch_counts)
+from ..corpus.preprocess import UNKNOWN, load_stopwords
 from ..engine import OnlineEM, initial_parameters
 from ..errors import InputError
 from ..inference.minibatch import Minibatch
@@ -55,9 +57,6 @@ def content_stream(document: sp.csr_matrix) -> int:
     document.sort_indices()
     return content_key(document.indices, document.data)
 
-
-# Reason, in `OnlineLDA.text_report_`, for new words refused because the vocabulary is full.
-VOCABULARY_FULL = "new word, vocabulary full (max_vocabulary)"
 
 # Documents per E-step chunk of a full-batch step (batch-vb): bounds its memory; the chunks'
 # statistics are merged exactly (`OnlineEM.batch_step`), so only the order of float sums
@@ -154,7 +153,7 @@ class OnlineLDA(TopicModelEstimator):
         when a minibatch brings more new words than there is room for, they are admitted by
         decreasing count in that minibatch, ties by first appearance, and the others are dropped
         and counted in ``text_report_.tokens_dropped`` under `VOCABULARY_FULL`. The same rule
-        picks the first vocabulary when `partial_fit_text` starts the model.
+        picks the first vocabulary when `partial_fit_text` starts the model (`corpus.growth`).
 
     Fitted attributes: ``components_`` (K x V; E_q[beta] for Bayesian methods),
     ``doc_topic_prior_`` (K), ``lambda_`` (Bayesian methods: lambda, K x V; None otherwise),
@@ -388,47 +387,29 @@ class OnlineLDA(TopicModelEstimator):
         words follow it (within ``max_vocabulary``), without it they are dropped."""
         if stopwords is None or isinstance(stopwords, (str, Path)):
             stopwords = load_stopwords(stopwords)
-        if not self.is_fitted():
+        starting = not self.is_fitted()
+        if starting:
             self._validated_method()
-        if not self.is_fitted() or getattr(self, "text_report_", None) is None:
+        if starting or getattr(self, "text_report_", None) is None:
             self.text_report_ = ReadReport(source="partial_fit_text")
         report = self.text_report_
-        token_lists = []
-        for document in documents:
-            tokens = tokenize(document_parts(document)[0])
-            content = [token for token in tokens if token not in stopwords]
-            report.documents_read += 1
-            report.drop_tokens(STOP_WORD, len(tokens) - len(content))
-            token_lists.append(content)
+        token_lists = content_tokens(documents, stopwords, report)
         if not token_lists:
             raise InputError("the minibatch has no documents")
-        index = self._word_index()
-        if vocabulary is not None and not self.is_fitted():
-            index = self._initial_index(vocabulary)
-        new_words = self._admitted_words(token_lists, index, fixed=vocabulary is not None)
-        n_old = len(index)
-        new_index = {word: n_old + i for i, word in enumerate(new_words)}
-        rows, columns = [], []
-        for row, content in enumerate(token_lists):
-            ids = [index[token] if token in index else new_index[token]
-                   for token in content if token in index or token in new_index]
-            unknown = len(content) - len(ids)
-            if unknown:
-                full = self.grow_vocabulary or not (self.is_fitted() or vocabulary is not None)
-                report.drop_tokens(VOCABULARY_FULL if full else UNKNOWN, unknown)
-            rows.extend([row] * len(ids))
-            columns.extend(ids)
-        counts = sp.csr_matrix((np.ones(len(columns), dtype=np.int64), (rows, columns)),
-                               shape=(len(token_lists), n_old + len(new_words)))
-        counts.sum_duplicates()
-        report.documents_kept += len(token_lists)
-        report.tokens_kept += int(counts.sum())
+        index = (initial_index(vocabulary, self.max_vocabulary)
+                 if starting and vocabulary is not None else self._word_index())
+        # New words join when the vocabulary grows, or make it when the first minibatch starts
+        # the model without an initial vocabulary; otherwise they are unknown.
+        admits = self.grow_vocabulary or (starting and vocabulary is None)
+        new_words = admitted_words(token_lists, index, self.max_vocabulary) if admits else []
+        counts = minibatch_counts(token_lists, index, new_words, report,
+                                  VOCABULARY_FULL if admits else UNKNOWN)
         if counts.nnz == 0:
-            if self.is_fitted():
+            if not starting:
                 report.warn("a minibatch without any word of the vocabulary took no step")
                 return self
             raise InputError("the first minibatch has no token to start the model from")
-        if not self.is_fitted():
+        if starting:
             return self.partial_fit(Corpus(counts, vocabulary=np.asarray(list(index) + new_words,
                                                                          dtype=str)))
         self.add_words(new_words)
@@ -442,23 +423,10 @@ class OnlineLDA(TopicModelEstimator):
         eta). ``max_vocabulary`` is not exceeded: raises ValueError instead. `partial_fit_text`
         with ``grow_vocabulary`` calls this; it works whatever ``grow_vocabulary`` is."""
         self._require_fitted()
-        words = [str(word) for word in words]
+        index = self._word_index()
+        words = checked_new_words(words, index, self.max_vocabulary)
         if not words:
             return self
-        index = self._word_index()
-        seen: set[str] = set()
-        known_or_repeated = set()
-        for word in words:
-            if word in index or word in seen:
-                known_or_repeated.add(word)
-            seen.add(word)
-        if known_or_repeated:
-            raise ValueError(f"add_words takes new, distinct words; already known or repeated: "
-                             f"{sorted(known_or_repeated)[:5]}")
-        n_words = self.vocabulary_.size + len(words)
-        if self.max_vocabulary is not None and n_words > self.max_vocabulary:
-            raise ValueError(f"adding {len(words)} words would make {n_words}, more than "
-                             f"max_vocabulary={self.max_vocabulary}")
         self._engine.add_words(len(words))
         index.update((word, len(index)) for word in words)
         self.vocabulary_ = np.concatenate([self.vocabulary_, np.asarray(words, dtype=str)])
@@ -476,30 +444,6 @@ class OnlineLDA(TopicModelEstimator):
             cached = (self.vocabulary_, {word: i for i, word in enumerate(self.vocabulary_.tolist())})
             self._word_index_cache = cached
         return cached[1]
-
-    def _initial_index(self, vocabulary) -> dict:
-        """word -> column of an initial vocabulary given to `partial_fit_text`."""
-        words = [str(word) for word in vocabulary]
-        index = {word: i for i, word in enumerate(words)}
-        if len(index) != len(words):
-            raise ValueError("the initial vocabulary repeats a word")
-        if self.max_vocabulary is not None and len(words) > self.max_vocabulary:
-            raise ValueError(f"the initial vocabulary has {len(words)} words, more than "
-                             f"max_vocabulary={self.max_vocabulary}")
-        return index
-
-    def _admitted_words(self, token_lists: list, index: dict, fixed: bool = False) -> list:
-        """The unknown words of a minibatch that join the vocabulary: all of them when starting
-        (without an initial vocabulary: ``fixed`` False) or growing, by decreasing count in the
-        minibatch (ties: first appearance), as many as ``max_vocabulary`` leaves room for; none
-        when the vocabulary is fixed."""
-        if (self.is_fitted() or fixed) and not self.grow_vocabulary:
-            return []
-        counts = Counter(token for content in token_lists for token in content
-                         if token not in index)
-        ranked = sorted(counts, key=lambda word: -counts[word])  # stable: first appearance
-        room = len(ranked) if self.max_vocabulary is None else self.max_vocabulary - len(index)
-        return ranked[:max(room, 0)]
 
     # --- fitted model --------------------------------------------------------------------------
     def is_fitted(self) -> bool:
