@@ -15,7 +15,7 @@ from streamtopics.estimators import CVB0LDA
 def setup(tmp_path_factory):
     directory = tmp_path_factory.mktemp("transform")
     rng = np.random.default_rng(0)
-    words = [f"{name}{i}" for name in ("sun", "sea", "ink") for i in range(6)]
+    words = [name + letter for name in ("sun", "sea", "ink") for letter in "abcdef"]
     documents = [6 * (d % 3) + rng.integers(0, 6, size=20) for d in range(30)]
     corpus = Corpus.from_token_lists(documents, words)
     write_corpus_dir(corpus, directory / "corpus", split="test")
@@ -63,14 +63,15 @@ def test_top_n_keeps_the_largest_pairs_in_every_format(setup):
 
 def test_raw_text_documents_are_named_by_their_line(setup, tmp_path):
     directory, model, _ = setup
-    (tmp_path / "new.txt").write_text("sun1 sun2 sun3\n\nink4 ink5 ink0 ink1\n", encoding="utf-8")
+    (tmp_path / "new.txt").write_text("sunb sunc sund\n\ninke inkf inka inkb\n", encoding="utf-8")
     out = tmp_path / "new.jsonl"
     assert main(["transform", str(directory / "model.stm"), str(tmp_path / "new.txt"),
                  "-o", str(out)]) == 0
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["document"] for r in records] == [1, 3]  # line 2 is empty, skipped and counted
-    sun = int(np.argmax(model.components_[:, list(model.vocabulary_).index("sun1")]))
-    assert records[0]["dominant_topic"] == sun
+    vocabulary = list(model.vocabulary_)
+    sun, ink = (int(np.argmax(model.components_[:, vocabulary.index(w)])) for w in ("sunb", "inka"))
+    assert sun != ink and [r["dominant_topic"] for r in records] == [sun, ink]
 
 
 def test_a_bad_output_is_refused_before_reading(setup, tmp_path, capsys):

@@ -268,10 +268,10 @@ def test_bad_text_input(tmp_path, name, text, line, problem):
     assert problem in str(error.value)
 
 
-def test_non_utf8_is_replaced_and_counted(tmp_path):
+def test_non_utf8_is_replaced_and_counted_when_asked(tmp_path):
     path = write(tmp_path / "d.txt", b"caf\xe9 ol\xe9\nclean line\n")
     report = ReadReport(source=str(path))
-    documents = list(iter_raw_documents(path, report=report))
+    documents = list(iter_raw_documents(path, report=report, errors="replace"))
     assert documents[0].text == "caf\ufffd ol\ufffd" and documents[1].text == "clean line"
     assert report.decode_replacements == 2
     assert "line 1: 2 undecodable byte(s) replaced" in report.warnings[0]

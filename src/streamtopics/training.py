@@ -103,7 +103,7 @@ def _restore(path, model, arrays: dict, metadata: dict) -> None:
 # --- the loop -----------------------------------------------------------------------------------
 def train_stream(model, source, *, batch_size: int | None = None, n_passes: int | None = None,
                  vocabulary=None, format: str | None = None, text_field: str = "text",
-                 split: str = "train", checkpoint=None, checkpoint_every: int = 10_000,
+                 encoding: str = "utf-8", errors: str = "strict", split: str = "train", checkpoint=None, checkpoint_every: int = 10_000,
                  resume: bool = False,
                  progress: Callable[[StreamPosition], None] | None = None) -> TrainingResult:
     """Train ``model`` (an online estimator such as `OnlineLDA`: ``partial_fit``,
@@ -134,6 +134,7 @@ def train_stream(model, source, *, batch_size: int | None = None, n_passes: int 
         it begins with ``vocabulary`` when one is given.
     format, text_field : the source's format (default: from the name; for a stream, from its
         first line) and the JSON field holding the text.
+    encoding, errors : how raw text's bytes become text (`corpus.readers.TextDecoding`).
     checkpoint : path of the checkpoint file, written every ``checkpoint_every`` documents (at
         the end of the minibatch that reaches them) and when training ends. An existing file
         is never overwritten by a fresh start: pass ``resume=True`` or remove it.
@@ -163,7 +164,8 @@ def train_stream(model, source, *, batch_size: int | None = None, n_passes: int 
     if vocabulary is None:
         vocabulary = (model.vocabulary_ if model.is_fitted()
                       else None if stored is None else arrays["vocabulary"])
-    source = open_source(source, int(model.batch_size), vocabulary, format, text_field, split,
+    text = {"text_field": text_field, "encoding": encoding, "errors": errors}
+    source = open_source(source, int(model.batch_size), vocabulary, format, text, split,
                          raw=bool(model.grow_vocabulary))
     if source.raw and initial_vocabulary is not None:
         initial_vocabulary = resolve_vocabulary(initial_vocabulary, None, source.description)

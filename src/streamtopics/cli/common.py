@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
 
 from tqdm.auto import tqdm
 
+from ..corpus.readers import DECODING_ERRORS, TextDecoding, load_corpus
 from ..errors import InputError
 from ..reporting.strict_json import finite_json
 
@@ -27,6 +29,47 @@ def existing_parent(path) -> Path:
     if not path.parent.is_dir():
         raise InputError("the output's directory does not exist", path.parent)
     return path
+
+
+def add_text_options(parser, text_field: bool = True) -> None:
+    """``--encoding`` and ``--errors`` of raw text input (and ``--text-field``, the JSON field
+    holding the text, unless the command defines it itself); read back by `text_options`."""
+    if text_field:
+        parser.add_argument("--text-field", default="text",
+                            help="raw JSON-lines input: the field holding the text (default: text)")
+    parser.add_argument("--encoding", type=_encoding, default="utf-8",
+                        help="encoding of raw text input (default: utf-8; e.g. latin-1, cp1252)")
+    parser.add_argument("--errors", choices=DECODING_ERRORS, default="strict",
+                        help="undecodable bytes in raw text: strict = stop, naming the file and "
+                             "line (exit 2); replace = U+FFFD, counted (default: strict)")
+
+
+def _encoding(name: str) -> str:
+    """An argparse type: an encoding raw text can be read in (`TextDecoding`)."""
+    try:
+        TextDecoding(name)
+    except InputError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return name
+
+
+def text_options(args) -> dict:
+    """The keyword arguments of `load_corpus` / `iter_raw_documents` that `add_text_options`
+    set."""
+    return {"text_field": args.text_field, "encoding": args.encoding, "errors": args.errors}
+
+
+def read_training_corpus(args):
+    """``args.corpus`` (its ``args.split`` for a corpus directory) read with the text options,
+    reported on stderr; refused when it holds no token, naming the user's input (not an
+    internal file of it)."""
+    corpus = load_corpus(args.corpus, split=args.split, **text_options(args))
+    report_reading(corpus.report)
+    if corpus.n_tokens == 0:
+        where = f"its {args.split} split" if Path(args.corpus).is_dir() else "it"
+        raise InputError(f"nothing to train on: {where} holds {corpus.n_documents} document(s) "
+                         f"and no token", args.corpus)
+    return corpus
 
 
 def add_json_flag(parser) -> None:

@@ -19,13 +19,13 @@ from ..dpp.model import LowRankDPP
 from ..dpp.summaries import marked_text
 from ..dpp.text import SentencePreprocessor
 from ..errors import InputError
-from .common import add_json_flag, emit, progress
+from .common import add_json_flag, add_text_options, emit, progress, text_options
 
 
 def _add_input(parser) -> None:
     parser.add_argument("--format", choices=TEXT_FORMATS, default=None,
                         help="input format (default: from the file name)")
-    parser.add_argument("--text-field", default="text", help="JSON field holding the text (default: text)")
+    add_text_options(parser)
 
 
 def register(subparsers) -> None:
@@ -68,8 +68,8 @@ def register(subparsers) -> None:
 def _read(args, limit=None) -> tuple[list[str], list, ReadReport]:
     report = ReadReport(source=str(args.raw))
     texts, ids = [], []
-    for document in iter_raw_documents(args.raw, format=args.format, text_field=args.text_field,
-                                       report=report):
+    for document in iter_raw_documents(args.raw, format=args.format, report=report,
+                                       **text_options(args)):
         texts.append(document.text)
         ids.append(document.source_id)
         if limit is not None and len(texts) >= limit:

@@ -1,8 +1,11 @@
 """``streamtopics evaluate MODEL CORPUS_DIR``: score held-out documents with a trained model.
 
 MODEL is a streamtopics model file or a plain ``.npz`` with ``beta`` (K x V) and ``alpha`` (K),
-so models from other libraries are scored the same way. CORPUS_DIR is a corpus directory
-(``vocab.txt``, ``{split}.docword.txt``, ``{split}.tokens.jsonl`` for token order).
+so models from other libraries are scored the same way. CORPUS is a corpus directory
+(``vocab.txt``, ``{split}.docword.txt``, ``{split}.tokens.jsonl`` for token order), any other
+bag-of-words input `load_corpus` reads, or raw text (a text, JSON-lines or CSV file, a folder of
+``.txt`` files) mapped onto the model's vocabulary in token order (unknown words are dropped
+and counted).
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from ..errors import InputError
 from ..evaluation import (document_completion, elbo, left_to_right, npmi_coherence,
                           top_word_ids, top_words_table, umass_coherence)
 from ..persistence import load_topic_parameters
-from .common import add_json_flag, emit, progress, report_reading
+from ..corpus.readers import TEXT_FORMATS, detect_format, load_corpus
+from .common import add_json_flag, add_text_options, emit, progress, report_reading, text_options
 
 METRICS = ("left-to-right", "left-to-right-smc", "completion", "elbo", "coherence")
 
@@ -33,7 +37,9 @@ def register(subparsers) -> None:
                     "Left-to-right costs O(N^2 R K) per document of N tokens: use --max-tokens "
                     "or --max-docs on long documents.")
     parser.add_argument("model", help="a streamtopics model file, or an .npz with beta and alpha")
-    parser.add_argument("corpus_dir", help="a corpus directory (vocab.txt, {split}.docword.txt)")
+    parser.add_argument("corpus_dir", metavar="CORPUS",
+                        help="a corpus directory (vocab.txt, {split}.docword.txt), another "
+                             "bag-of-words file, or raw text mapped onto the model's vocabulary")
     parser.add_argument("--split", default="test", help="which split to score (default: test)")
     parser.add_argument("--metric", choices=METRICS, default="left-to-right",
                         help="what to compute (default: left-to-right)")
@@ -53,24 +59,30 @@ def register(subparsers) -> None:
                         help="coherence: top words per topic (default: 10)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     parser.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
+    add_text_options(parser)
     add_json_flag(parser)
     parser.set_defaults(run=run)
 
 
-def read_corpus_dir(path, split):
-    """The corpus reader, imported when needed (it lives in `streamtopics.corpus.readers`)."""
-    from ..corpus.readers import read_corpus_dir as reader
-    return reader(path, split)
+def read_documents(args, model_vocabulary):
+    """The documents to score: raw text is mapped onto the model's vocabulary (which a plain
+    ``.npz`` without one cannot offer); any other input is read as it is."""
+    if detect_format(args.corpus_dir) not in TEXT_FORMATS:
+        return load_corpus(args.corpus_dir, split=args.split)
+    if model_vocabulary is None:
+        raise InputError("raw text is scored on the model's vocabulary, and this model file "
+                         "has none: give a corpus directory or bag-of-words file", args.model)
+    return load_corpus(args.corpus_dir, vocabulary=list(model_vocabulary), **text_options(args))
 
 
 def run(args) -> int:
+    if args.max_docs is not None and args.max_docs < 1:
+        raise InputError(f"--max-docs must be a positive integer, got {args.max_docs}")
     beta, alpha, model_vocabulary = load_topic_parameters(args.model)
-    corpus = read_corpus_dir(args.corpus_dir, args.split)
+    corpus = read_documents(args, model_vocabulary)
     report_reading(corpus.report)
     _check_vocabulary(beta, model_vocabulary, corpus, args)
     if args.max_docs is not None:
-        if args.max_docs < 1:
-            raise InputError(f"--max-docs must be a positive integer, got {args.max_docs}")
         corpus = corpus[:args.max_docs]
     if corpus.n_documents == 0:
         raise InputError(f"{args.corpus_dir}: the {args.split} split has no documents")

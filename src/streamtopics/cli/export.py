@@ -19,7 +19,8 @@ from ..errors import InputError
 from ..estimators import load_estimator
 from ..interop.pyldavis import to_pyldavis, write_pyldavis_json
 from ..persistence import atomic_write, load_topic_parameters
-from .common import add_json_flag, emit, existing_parent, report_reading
+from .common import (add_json_flag, add_text_options, emit, existing_parent, report_reading,
+                     text_options)
 
 FORMATS = ("npz", "pyldavis")
 
@@ -37,6 +38,7 @@ def register(subparsers) -> None:
                         help="npz (default) or pyldavis (JSON, needs --corpus)")
     parser.add_argument("--corpus", help="pyldavis: the documents (corpus directory or input file)")
     parser.add_argument("--split", default="train", help="split of a corpus directory (default: train)")
+    add_text_options(parser)
     add_json_flag(parser)
     parser.set_defaults(run=run)
 
@@ -63,7 +65,8 @@ def _pyldavis(args, output: Path) -> int:
         raise InputError("--format pyldavis needs --corpus CORPUS (document lengths, term "
                          "frequencies and topic proportions come from it)")
     model = load_estimator(args.model)
-    corpus = load_corpus(args.corpus, vocabulary=list(model.vocabulary_), split=args.split)
+    corpus = load_corpus(args.corpus, vocabulary=list(model.vocabulary_), split=args.split,
+                         **text_options(args))
     report_reading(corpus.report)
     arguments = to_pyldavis(model, corpus)
     dropped = corpus.n_tokens - int(arguments["doc_lengths"].sum())

@@ -23,8 +23,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from ..corpus.readers import (TEXT_FORMATS, corpus_dir_files, detect_format, load_corpus,
-                              read_corpus_dir)
+from ..corpus.readers import TEXT_FORMATS, corpus_dir_files, detect_format, read_corpus_dir
 from ..corpus.streaming import DocwordStream
 from ..errors import InputError
 from ..estimators.auto_passes import validation_split
@@ -35,7 +34,8 @@ from ..inference.presets import PRESETS
 from ..reporting.progressive import METRICS, ProgressiveEvaluation, strict_record
 from ..training import train_stream
 from . import fit_labeled
-from .common import add_json_flag, emit, progress, report_reading
+from .common import (add_json_flag, add_text_options, emit, progress, read_training_corpus,
+                     report_reading, text_options)
 from .fit_reading import LOAD_LIMIT_MB, plan_reading
 
 
@@ -107,6 +107,7 @@ def register(subparsers) -> None:
     stream.add_argument("--format", choices=("text", "jsonl"), default=None,
                         help="format of raw text input (default: from the name, or stdin's first line)")
     stream.add_argument("--text-field", default="text", help="JSON field holding the text (default: text)")
+    add_text_options(stream, text_field=False)
     stream.add_argument("--checkpoint", default=None, metavar="PATH",
                         help="write the complete training state to PATH atomically")
     stream.add_argument("--checkpoint-every", type=int, default=10_000, metavar="N",
@@ -189,8 +190,7 @@ def run(args) -> int:
 
 def _train_in_memory(model, args) -> tuple[int, int, float, dict]:
     """Load the corpus, fit (with ``--eval-every`` if asked); (documents, tokens, seconds, extra)."""
-    corpus = load_corpus(args.corpus, split=args.split)
-    report_reading(corpus.report)
+    corpus = read_training_corpus(args)
     evaluation = _progressive_evaluation(args, corpus)
     started = time.perf_counter()
     _fit_with_progress(model, corpus, args, evaluation)
@@ -228,7 +228,7 @@ def _train_streaming(model, args, n_passes: int) -> tuple[int, int, float, dict]
     with progress(total=None, desc=args.method) as bar:
         result = train_stream(
             model, args.corpus, n_passes=n_passes,
-            vocabulary=args.vocabulary, format=args.format, text_field=args.text_field,
+            vocabulary=args.vocabulary, format=args.format, **text_options(args),
             split=args.split, checkpoint=checkpoint, checkpoint_every=args.checkpoint_every,
             resume=args.resume is not None,
             progress=lambda position: bar.update(position.documents_total - bar.n))

@@ -18,12 +18,11 @@ import time
 
 from ..corpus.labels import DEBTAGS_CONTENT, LabelFilter, read_label_file, restrict_labels
 from ..corpus.labels import split_label_file
-from ..corpus.readers import load_corpus
 from ..errors import InputError
 from ..estimators.labeled import LabeledLDA, PriorLDA
 from ..estimators.labeled_cvb0 import LabeledCVB0LDA
 from ..estimators.labeled_online import LabeledOnlineLDA
-from .common import emit, progress, report_reading
+from .common import emit, progress, read_training_corpus
 
 MODELS = ("labeled-lda", "prior-lda", "labeled-g-oem", "prior-cvb0")
 FILTERS = {"all": LabelFilter(), "debtags-content": DEBTAGS_CONTENT}
@@ -87,8 +86,7 @@ def build_model(args):
 
 
 def run(args) -> int:
-    corpus = load_corpus(args.corpus, split=args.split)
-    report_reading(corpus.report)
+    corpus = read_training_corpus(args)
     path = args.labels or split_label_file(args.corpus, args.split)
     if path is None:
         raise InputError(f"no labels: give --labels FILE (or put {args.split}.labels.jsonl in "

@@ -23,7 +23,7 @@ from ..estimators.label_sets import label_indicator
 from ..estimators.labeled import _LabelSets
 from ..evaluation import multilabel_f1
 from ..persistence import atomic_write
-from .common import add_json_flag, emit, report_reading
+from .common import add_json_flag, add_text_options, emit, report_reading, text_options
 from .fit_labeled import n_labels_choice
 
 
@@ -40,6 +40,7 @@ def register(subparsers) -> None:
                         help="meta, mean or N (default: the model's setting)")
     parser.add_argument("-o", "--output", metavar="FILE.jsonl",
                         help="write the predicted label lists there instead of stdout")
+    add_text_options(parser)
     add_json_flag(parser)
     parser.set_defaults(run=run)
 
@@ -49,7 +50,8 @@ def run(args) -> int:
     if not isinstance(model, _LabelSets):
         raise InputError(f"{type(model).__name__} predicts no labels: fit a model with --model "
                          f"labeled-lda, prior-lda, labeled-g-oem or prior-cvb0", args.model)
-    corpus = load_corpus(args.documents, vocabulary=list(model.vocabulary_), split=args.split)
+    corpus = load_corpus(args.documents, vocabulary=list(model.vocabulary_), split=args.split,
+                         **text_options(args))
     report_reading(corpus.report)
     counts, dropped = aligned_counts(corpus, np.asarray(model.vocabulary_))
     if dropped:

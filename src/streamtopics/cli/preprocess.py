@@ -17,7 +17,7 @@ from ..corpus.preprocess import DUPLICATE, EMPTY_AFTER, preprocess_documents, sh
 from ..corpus.readers import TEXT_FORMATS, detect_format, iter_raw_documents
 from ..corpus.writer import AtomicFile, write_corpus_dir
 from ..errors import InputError
-from .common import add_json_flag, emit, progress, report_reading
+from .common import add_json_flag, add_text_options, emit, progress, report_reading, text_options
 
 
 def register(subparsers) -> None:
@@ -33,6 +33,7 @@ def register(subparsers) -> None:
     parser.add_argument("--format", choices=TEXT_FORMATS, default=None,
                         help="input format (default: from the name)")
     parser.add_argument("--text-field", default="text", help="JSONL field with the text (default: text)")
+    add_text_options(parser, text_field=False)
     parser.add_argument("--column", default="text", help="CSV column with the text (default: text)")
     parser.add_argument("--label-field", default="label",
                         help="field/column holding a label kept in meta.jsonl (default: label)")
@@ -71,13 +72,18 @@ def run(args) -> int:
         if not valid:
             raise InputError(f"{name} {value} is out of range")
     report = ReadReport(source=str(source))
-    documents = iter_raw_documents(source, fmt, text_field=args.text_field, column=args.column,
-                                   report=report)
+    documents = iter_raw_documents(source, fmt, column=args.column, report=report,
+                                   **text_options(args))
     corpus = preprocess_documents(_documents_with_progress(documents), stopwords=args.stopwords,
                                   max_df=args.max_df, min_count=args.min_count,
                                   max_vocab=args.max_vocab, label_field=args.label_field,
                                   report=report)
     train, test = shuffle_split(corpus, args.test_size, args.seed)
+    if train.n_documents == 0:  # refused before anything is written
+        raise InputError(f"the training split would be empty: {corpus.n_documents} document(s) "
+                         f"left after preprocessing ({report.documents_read} read), "
+                         f"{test.n_documents} for --test-size {args.test_size}; give more "
+                         f"documents or a smaller --test-size", source)
     # The vocabulary is pruned on all documents before the split (as the shared corpora were
     # made, so they are reproduced exactly): words of the test split only are in it. Say so.
     test_only_words = int(np.count_nonzero(np.asarray(train.counts.sum(axis=0)).ravel() == 0))

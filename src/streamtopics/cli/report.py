@@ -22,7 +22,8 @@ from ..estimators import load_estimator
 from ..inference.cvb0 import predict_cvb0
 from ..persistence import load_topic_parameters
 from ..reporting.html import build_report, read_training_curve, write_report
-from .common import add_json_flag, emit, existing_parent, positive_int, report_reading
+from .common import (add_json_flag, add_text_options, emit, existing_parent, positive_int,
+                     report_reading, text_options)
 
 
 def register(subparsers) -> None:
@@ -45,6 +46,7 @@ def register(subparsers) -> None:
     parser.add_argument("--curve", metavar="JSONL",
                         help="training curve (default: MODEL.eval.jsonl when it exists)")
     parser.add_argument("--title", help="page title (default: the model file's name)")
+    add_text_options(parser)
     add_json_flag(parser)
     parser.set_defaults(run=run)
 
@@ -74,7 +76,8 @@ def run(args) -> int:
         facts["method"] = method.name
     corpus = doc_topic = None
     if args.corpus is not None:
-        read = load_corpus(args.corpus, vocabulary=list(vocabulary), split=args.split)
+        read = load_corpus(args.corpus, vocabulary=list(vocabulary), split=args.split,
+                           **text_options(args))
         report_reading(read.report)
         read = read[:args.max_docs]
         counts, dropped = aligned_counts(read, vocabulary)

@@ -19,7 +19,8 @@ from ..errors import InputError
 from ..estimators import load_estimator
 from ..persistence import atomic_write
 from ..reporting.doc_topics import FORMATS, output_format, ranked_topics, write_doc_topics
-from .common import add_json_flag, emit, existing_parent, positive_int, report_reading
+from .common import (add_json_flag, add_text_options, emit, existing_parent, positive_int,
+                     report_reading, text_options)
 
 
 def register(subparsers) -> None:
@@ -37,6 +38,7 @@ def register(subparsers) -> None:
                              ".npz; .npy: the bare D x K matrix)")
     parser.add_argument("--format", choices=FORMATS,
                         help="format of -o FILE (default: from its suffix)")
+    add_text_options(parser)
     add_json_flag(parser)
     parser.set_defaults(run=run)
 
@@ -46,7 +48,8 @@ def run(args) -> int:
     bare = path is not None and args.format is None and path.suffix == ".npy"
     format = None if path is None or bare else output_format(path, args.format)
     model = load_estimator(args.model)
-    corpus = load_corpus(args.documents, vocabulary=list(model.vocabulary_), split=args.split)
+    corpus = load_corpus(args.documents, vocabulary=list(model.vocabulary_), split=args.split,
+                         **text_options(args))
     report_reading(corpus.report)
     counts, dropped = aligned_counts(corpus, np.asarray(model.vocabulary_))
     if dropped:

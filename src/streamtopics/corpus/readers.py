@@ -23,6 +23,7 @@ bodies are parsed with NumPy a block of lines at a time (no Python loop per entr
 
 from __future__ import annotations
 
+import codecs
 import csv
 import gzip
 import io
@@ -142,13 +143,56 @@ def _looks_binary(raw: bytes) -> bool:
     return b"\x00" in raw or any(b < 9 or 13 < b < 32 or b >= 127 for b in raw[:200])
 
 
-def _decode(raw: bytes, report: ReadReport, path, line: int | None) -> str:
-    """UTF-8 text; undecodable bytes become U+FFFD, counted in the report (never fatal)."""
+DECODING_ERRORS = ("strict", "replace")
+
+
+@dataclass(frozen=True)
+class TextDecoding:
+    """How the bytes of raw text become text, as in `bytes.decode`.
+
+    ``errors="strict"`` (the default): an undecodable byte is an `InputError` naming the file,
+    the line and the byte, so a file in another encoding is never mangled silently;
+    ``"replace"``: it becomes U+FFFD, counted in the report and warned about. Files are split
+    into lines as bytes, so only encodings that write ASCII as ASCII are accepted (UTF-8,
+    Latin-1, cp1252, ...; not UTF-16: convert it first).
+    """
+
+    encoding: str = "utf-8"
+    errors: str = "strict"
+
+    def __post_init__(self):
+        try:
+            codecs.lookup(self.encoding)
+        except LookupError:
+            raise InputError(f"unknown encoding {self.encoding!r}") from None
+        probe = b'\n\r\t ,"{}:[]az09'
+        if probe.decode(self.encoding, errors="replace") != probe.decode("ascii"):
+            raise InputError(f"encoding {self.encoding!r} does not write ASCII as ASCII (UTF-16 "
+                             f"or UTF-32?): convert the file to UTF-8 first, e.g. with iconv")
+        if self.errors not in DECODING_ERRORS:
+            raise InputError(f"errors={self.errors!r}: one of {', '.join(DECODING_ERRORS)}")
+
+
+UTF8 = TextDecoding()
+
+
+def _decode(raw: bytes, report: ReadReport, path, line: int | None,
+            decoding: TextDecoding = UTF8) -> str:
+    """``raw`` decoded by ``decoding``: strict, or undecodable bytes replaced by U+FFFD and
+    counted in the report. ``line`` None: ``raw`` is a whole file (the message finds the line)."""
     try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        text = raw.decode("utf-8", errors="replace")
-        n_replaced = text.count("\ufffd") - raw.count("\ufffd".encode())
+        return raw.decode(decoding.encoding)
+    except UnicodeDecodeError as error:
+        if decoding.errors == "strict":
+            bad = raw[error.start:error.end]
+            at_line = line if line is not None else raw.count(b"\n", 0, error.start) + 1
+            column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
+            raise InputError(f"byte(s) {bad.hex(' ')} at column {column} are not valid "
+                             f"{decoding.encoding}: name the file's encoding (encoding=, "
+                             f"--encoding; e.g. latin-1) or replace such bytes by U+FFFD "
+                             f"(errors='replace', --errors replace)", path, at_line) from None
+        text = raw.decode(decoding.encoding, errors="replace")
+        n_replaced = text.count("\ufffd") - raw.decode(decoding.encoding, errors="ignore").count("\ufffd")
         report.decode_replacements += n_replaced
         where = f"{path}" + (f", line {line}" if line is not None else "")
         report.warn(f"{where}: {n_replaced} undecodable byte(s) replaced by U+FFFD")
@@ -473,6 +517,9 @@ def read_corpus_dir(path, split: str = "train") -> Corpus:
     directory = Path(path)
     docword, vocabulary_path = corpus_dir_files(directory, split)
     bag = read_uci(docword, vocabulary_path)
+    if bag.n_documents == 0:  # said of the directory the user named, not of a file inside it
+        raise InputError(f"its {split} split holds no documents ({docword.name} declares D = 0)",
+                         directory)
     report = bag.report
     report.source = f"{directory} ({split})"
     tokens = labels = metadata = None
@@ -681,23 +728,24 @@ def _empty(report: ReadReport, path, line, skip_empty: bool) -> None:
     report.warn(f"{where}: empty document skipped")
 
 
-def _decoded_lines(lines, report: ReadReport, name) -> Iterator[tuple[int, str]]:
+def _decoded_lines(lines, report: ReadReport, name, decoding: TextDecoding = UTF8
+                   ) -> Iterator[tuple[int, str]]:
     """(line number, line without its newline) from a binary handle or (line number, bytes or
-    text) pairs: a NUL byte means binary data, undecodable bytes are replaced and counted, a
-    byte-order mark on line 1 is dropped (each step leaves text it already did unchanged)."""
+    text) pairs: a NUL byte means binary data, bytes are decoded by ``decoding`` (`TextDecoding`),
+    a byte-order mark on line 1 is dropped (each step leaves text it already did unchanged)."""
     if hasattr(lines, "readline"):
         lines = enumerate(iter(lines.readline, b""), start=1)
     for line, raw in lines:
         if ("\x00" if isinstance(raw, str) else b"\x00") in raw:
             raise InputError("binary data (NUL byte), not text", name, line)
-        text = (raw if isinstance(raw, str) else _decode(raw, report, name, line)).rstrip("\r\n")
+        text = (raw if isinstance(raw, str) else _decode(raw, report, name, line, decoding)).rstrip("\r\n")
         yield line, (text.lstrip("\ufeff") if line == 1 else text)
 
 
-def _text_lines(path, report: ReadReport) -> Iterator[tuple[int, str]]:
+def _text_lines(path, report: ReadReport, decoding: TextDecoding) -> Iterator[tuple[int, str]]:
     """(line number, decoded line without its newline) of a text file."""
     with _Reading(path) as reading:
-        yield from _decoded_lines(reading, report, path)
+        yield from _decoded_lines(reading, report, path, decoding)
 
 
 def _iter_text(lines, name, report, skip_empty, text_field) -> Iterator[RawDocument]:
@@ -736,29 +784,32 @@ LINE_FORMATS = tuple(_LINE_READERS)
 
 
 def iter_raw_lines(lines, format: str, text_field: str = "text", report: ReadReport | None = None,
-                   skip_empty: bool = True, name="<stream>") -> Iterator[RawDocument]:
+                   skip_empty: bool = True, name="<stream>", encoding: str = "utf-8",
+                   errors: str = "strict") -> Iterator[RawDocument]:
     """The raw documents of lines of text (``format="text"``, one document per line) or JSON
     (``"jsonl"``, the text in ``text_field``, the other fields kept), one line at a time.
 
     ``lines``: an open binary handle (stdin's buffer, a file) or (line number, raw bytes or text)
     pairs. The checks, messages (naming ``name`` and the line) and ``report`` counts are those
     of `iter_raw_documents` for a file: it reads its text and JSON-lines files through here.
+    ``encoding``, ``errors``: see `TextDecoding`.
     """
     if format not in _LINE_READERS:
         raise InputError(f"format {format!r} is not read by lines (one of "
                          f"{', '.join(LINE_FORMATS)})", name)
     report = ReadReport(source=str(name)) if report is None else report
-    return _LINE_READERS[format](_decoded_lines(lines, report, name), name, report, skip_empty,
-                                 text_field)
+    decoded = _decoded_lines(lines, report, name, TextDecoding(encoding, errors))
+    return _LINE_READERS[format](decoded, name, report, skip_empty, text_field)
 
 
-def detect_line_format(lines, report: ReadReport, name) -> tuple[str | None, Iterator[tuple[int, str]]]:
+def detect_line_format(lines, report: ReadReport, name, encoding: str = "utf-8",
+                       errors: str = "strict") -> tuple[str | None, Iterator[tuple[int, str]]]:
     """(format, the same lines decoded): "jsonl" when the first non-blank line starts a JSON
     object, else "text"; None when every line is blank. Reads up to that first non-blank line.
 
     ``lines``, ``report``, ``name``: as in `iter_raw_lines`, which takes the lines returned.
     """
-    decoded = _decoded_lines(lines, report, name)
+    decoded = _decoded_lines(lines, report, name, TextDecoding(encoding, errors))
     blank = []
     for line, text in decoded:
         if text.strip():
@@ -768,13 +819,16 @@ def detect_line_format(lines, report: ReadReport, name) -> tuple[str | None, Ite
     return None, iter(blank)
 
 
-def _iter_csv(path, report, skip_empty, column="text", delimiter=None, **_) -> Iterator[RawDocument]:
+def _iter_csv(path, report, skip_empty, decoding, column="text", delimiter=None, **_
+              ) -> Iterator[RawDocument]:
+    """Strict CSV: a quote left open (which would swallow the rest of the file into one
+    field) or text after a closing quote is an error at the record's first line."""
     if delimiter is None:
         delimiter = "\t" if ".tsv" in Path(path).suffixes else ","
     previous_limit = csv.field_size_limit(2**31 - 1)  # documents can be long; restored below
     try:
-        source = (text + "\n" for _, text in _text_lines(path, report))
-        rows = csv.reader(source, delimiter=delimiter)
+        source = (text + "\n" for _, text in _text_lines(path, report, decoding))
+        rows = csv.reader(source, delimiter=delimiter, strict=True)
         try:
             header = next(rows)
         except StopIteration:
@@ -791,7 +845,10 @@ def _iter_csv(path, report, skip_empty, column="text", delimiter=None, **_) -> I
             except StopIteration:
                 break
             except csv.Error as error:
-                raise InputError(f"malformed CSV ({error})", path, rows.line_num) from None
+                problem = ("a quote opened in it is never closed" if "end of data" in str(error)
+                           else str(error))
+                raise InputError(f"malformed CSV in the record starting on this line "
+                                 f"({problem})", path, line + 1) from None
             first_line, line = line + 1, rows.line_num
             if not row:
                 continue  # a blank line is not a record
@@ -810,7 +867,7 @@ def _iter_csv(path, report, skip_empty, column="text", delimiter=None, **_) -> I
         csv.field_size_limit(previous_limit)
 
 
-def _iter_txt_dir(path, report, skip_empty, **_) -> Iterator[RawDocument]:
+def _iter_txt_dir(path, report, skip_empty, decoding, **_) -> Iterator[RawDocument]:
     directory = Path(path)
     files = sorted(p for p in directory.rglob("*.txt")
                    if p.is_file() and not any(part.startswith(".") for part in p.relative_to(directory).parts))
@@ -824,7 +881,7 @@ def _iter_txt_dir(path, report, skip_empty, **_) -> Iterator[RawDocument]:
         if b"\x00" in data:
             raise InputError("binary data (NUL byte), not text", file,
                              data[:data.index(b"\x00")].count(b"\n") + 1)
-        text = _decode(data, report, file, None).lstrip("\ufeff")
+        text = _decode(data, report, file, None, decoding).lstrip("\ufeff")
         if text.strip():
             yield RawDocument(text, name)
         else:
@@ -836,7 +893,8 @@ _TEXT_READERS = {"csv": _iter_csv, "txt-dir": _iter_txt_dir}
 
 def iter_raw_documents(path, format: str | None = None, text_field: str = "text",
                        column: str = "text", delimiter: str | None = None,
-                       report: ReadReport | None = None, skip_empty: bool = True
+                       report: ReadReport | None = None, skip_empty: bool = True,
+                       encoding: str = "utf-8", errors: str = "strict"
                        ) -> Iterator[RawDocument]:
     """Stream the raw documents of a text source, one at a time (memory independent of size).
 
@@ -844,7 +902,10 @@ def iter_raw_documents(path, format: str | None = None, text_field: str = "text"
     other fields are kept), "csv" (``column``; ``.tsv`` files split on tabs), "txt-dir" (each
     ``.txt`` file below the directory is a document); None detects it from the path. Documents
     with no text are skipped and counted in ``report`` (or raise, with ``skip_empty=False``).
+    ``encoding``, ``errors``: how bytes become text (`TextDecoding`; by default an undecodable
+    byte is an error naming the file and line).
     """
+    decoding = TextDecoding(encoding, errors)
     format = detect_format(path) if format is None else format
     if format not in TEXT_FORMATS:
         raise InputError(f"format {format!r} is not raw text (one of {', '.join(TEXT_FORMATS)})", path)
@@ -855,9 +916,10 @@ def iter_raw_documents(path, format: str | None = None, text_field: str = "text"
         raise InputError("not a directory", path)
     if format in LINE_FORMATS:
         with _Reading(path) as reading:
-            yield from iter_raw_lines(reading, format, text_field, report, skip_empty, path)
+            yield from iter_raw_lines(reading, format, text_field, report, skip_empty, path,
+                                      encoding, errors)
     else:
-        yield from _TEXT_READERS[format](path, report, skip_empty, column=column,
+        yield from _TEXT_READERS[format](path, report, skip_empty, decoding, column=column,
                                          delimiter=delimiter)
 
 
@@ -897,7 +959,8 @@ def load_corpus(path, format: str | None = None, text_field: str = "text", colum
                 vocabulary=None, *, split: str = "train", label_field: str = "label",
                 stopwords=None, max_df: float = 0.2, min_count: int = 5,
                 max_vocab: int | None = 10_000, skip_empty: bool = True,
-                delimiter: str | None = None) -> Corpus:
+                delimiter: str | None = None, encoding: str = "utf-8",
+                errors: str = "strict") -> Corpus:
     """Read any supported input into a `Corpus` whose ``report`` says what was kept and dropped.
 
     ``path`` is a file or directory (``format`` detected from the name when None: see
@@ -907,6 +970,7 @@ def load_corpus(path, format: str | None = None, text_field: str = "text", colum
     counted). Raw text without a vocabulary goes through the preprocessing pipeline
     (`streamtopics.corpus.preprocess.preprocess_documents` with ``stopwords``, ``max_df``,
     ``min_count``, ``max_vocab``), the same as ``streamtopics preprocess`` minus the split.
+    ``encoding``, ``errors``: how raw text's bytes become text (`TextDecoding`).
     """
     from .preprocess import map_to_vocabulary, preprocess_documents
 
@@ -927,7 +991,8 @@ def load_corpus(path, format: str | None = None, text_field: str = "text", colum
         return read_matrix_market(path, vocabulary)
     report = ReadReport(source=str(path))
     documents = iter_raw_documents(path, format, text_field=text_field, column=column,
-                                   delimiter=delimiter, report=report, skip_empty=skip_empty)
+                                   delimiter=delimiter, report=report, skip_empty=skip_empty,
+                                   encoding=encoding, errors=errors)
     if vocabulary is not None:
         words = resolve_vocabulary(vocabulary, None, path)
         corpus = map_to_vocabulary(documents, words, label_field=label_field, report=report)

@@ -124,14 +124,14 @@ class FileSource:
 
     repeatable, raw, identity_after_reading = True, False, False
 
-    def __init__(self, path, batch_size: int, vocabulary, format, text_field: str, split: str):
+    def __init__(self, path, batch_size: int, vocabulary, format, text: dict, split: str):
         path = Path(path)
         if path.is_dir() and detect_format(path) == "corpus-dir":
             docword, corpus_vocabulary = corpus_dir_files(path, split)
             vocabulary = corpus_vocabulary if vocabulary is None else vocabulary
             path, format = docword, "uci"
         format = detect_format(path) if format is None else format
-        options = {"text_field": text_field} if format in TEXT_FORMATS else {}
+        options = text if format in TEXT_FORMATS else {}
         self.stream = stream_minibatches(path, batch_size, vocabulary, format, **options)
         self.vocabulary = self.stream.vocabulary
         self.batch_size = batch_size
@@ -158,11 +158,11 @@ class RawTextFile:
     repeatable, raw, identity_after_reading = True, True, False
     vocabulary = None
 
-    def __init__(self, path, batch_size: int, format, text_field: str):
+    def __init__(self, path, batch_size: int, format, text: dict):
         self.path = Path(path)
         self.batch_size = batch_size
         self.format = detect_format(self.path) if format is None else format
-        self.text_field = text_field
+        self.text = text
         self.description = str(self.path)
         self.report = ReadReport(source=self.description)
         self._identity = _file_identity(self.path)
@@ -172,8 +172,7 @@ class RawTextFile:
 
     def _batches(self) -> Iterator[tuple[list[RawDocument], int]]:
         self.report = ReadReport(source=self.description)
-        documents = iter_raw_documents(self.path, self.format, self.text_field,
-                                       report=self.report)
+        documents = iter_raw_documents(self.path, self.format, report=self.report, **self.text)
         yield from ((batch, len(batch)) for batch in _raw_batches(documents, self.batch_size))
         if self.report.documents_read == sum(self.report.documents_skipped.values()):
             raise InputError("no documents", self.path)
@@ -225,7 +224,8 @@ class LineStream:
     def __init__(self, handle, vocabulary, batch_size: int = 100, format: str | None = None,
                  text_field: str = "text", label_field: str | None = "label",
                  skip_empty: bool = True, name: str = "<stdin>",
-                 prefix_limit: int = PREFIX_BYTES, raw: bool = False):
+                 prefix_limit: int = PREFIX_BYTES, raw: bool = False, encoding: str = "utf-8",
+                 errors: str = "strict"):
         if format not in (None, *LINE_FORMATS):
             raise InputError(f"format {format!r} cannot be read from a stream: use text or jsonl",
                              name)
@@ -237,6 +237,7 @@ class LineStream:
         self.batch_size = int(batch_size)
         self.format = format
         self.text_field = text_field
+        self.decoding = {"encoding": encoding, "errors": errors}
         self.label_field = label_field
         self.skip_empty = skip_empty
         self.description = name
@@ -268,11 +269,12 @@ class LineStream:
         `iter_raw_documents` for text and JSON-lines files) once the format is known."""
         lines = self._raw_lines()
         if self.format is None:
-            self.format, lines = detect_line_format(lines, self.report, self.description)
+            self.format, lines = detect_line_format(lines, self.report, self.description,
+                                                    **self.decoding)
             if self.format is None:  # only blank lines: no document
                 return
         yield from iter_raw_lines(lines, self.format, self.text_field, self.report,
-                                  self.skip_empty, self.description)
+                                  self.skip_empty, self.description, **self.decoding)
 
     def _noted(self) -> Iterator[RawDocument]:
         """`_documents`, noting the prefix digest as each document is read."""
@@ -315,26 +317,28 @@ def _is_raw_text_file(path, format) -> bool:
 
 
 def open_source(source, batch_size: int, vocabulary, format: str | None = None,
-                text_field: str = "text", split: str = "train",
+                text: dict | None = None, split: str = "train",
                 raw: bool = False) -> MinibatchSource:
     """The `MinibatchSource` of ``source``: a path (a UCI docword file, a corpus directory and its
     ``split``, raw text), ``"-"`` for stdin, an open binary stream (text or JSON lines), or an
     iterable of minibatches. ``vocabulary``: of raw text (required unless ``raw``) or of a
     docword file (default its ``vocab.*`` sibling). ``raw`` (a growing vocabulary): raw text
-    comes as minibatches of `RawDocument`s."""
+    comes as minibatches of `RawDocument`s. ``text``: ``text_field``, ``encoding``, ``errors``
+    of raw text (`iter_raw_documents`; default theirs)."""
+    text = {} if text is None else text
     name = "<stream>"
     if isinstance(source, (str, os.PathLike)) and str(source) == STDIN:
         source, name = sys.stdin, "<stdin>"
     if isinstance(source, (str, os.PathLike)):
         if raw and _is_raw_text_file(source, format):
-            return RawTextFile(source, batch_size, format, text_field)
-        return FileSource(source, batch_size, vocabulary, format, text_field, split)
+            return RawTextFile(source, batch_size, format, text)
+        return FileSource(source, batch_size, vocabulary, format, text, split)
     if hasattr(source, "readline"):
         if isinstance(source, io.TextIOBase):  # read the bytes under it, decoded as files are
             if not hasattr(source, "buffer"):
                 raise InputError("the stream must be opened in binary mode", name)
             source = source.buffer
-        return LineStream(source, vocabulary, batch_size, format, text_field, name=name, raw=raw)
+        return LineStream(source, vocabulary, batch_size, format, name=name, raw=raw, **text)
     if isinstance(source, (Corpus, np.ndarray)) or sp.issparse(source):
         raise InputError("source must be a path, '-' for stdin, an open binary stream or an "
                          "iterable of minibatches; for a whole corpus in memory use model.fit")

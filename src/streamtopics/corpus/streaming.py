@@ -134,14 +134,15 @@ class DocwordStream:
 class TextStream:
     """Minibatches of raw text mapped through a fixed vocabulary, one document read at a time.
 
-    ``format``, ``text_field``, ``column``, ``delimiter``, ``skip_empty``: as in
-    `iter_raw_documents`. ``vocabulary``: a word list or a vocab file. Documents keep their
+    ``format``, ``text_field``, ``column``, ``delimiter``, ``skip_empty``, ``encoding``,
+    ``errors``: as in `iter_raw_documents`. ``vocabulary``: a word list or a vocab file. Documents keep their
     token order; those with no known word stay as empty documents (see `VocabularyMapper`).
     """
 
     def __init__(self, path, vocabulary, batch_size: int = 100, format: str | None = None,
                  text_field: str = "text", column: str = "text", delimiter: str | None = None,
-                 label_field: str | None = "label", skip_empty: bool = True):
+                 label_field: str | None = "label", skip_empty: bool = True,
+                 encoding: str = "utf-8", errors: str = "strict"):
         self.path = Path(path)
         self.batch_size = _check_batch_size(batch_size)
         self.format = detect_format(self.path) if format is None else format
@@ -154,7 +155,7 @@ class TextStream:
         self.mapper = VocabularyMapper(resolve_vocabulary(vocabulary, None, self.path))
         self.vocabulary = self.mapper.vocabulary
         self.options = dict(text_field=text_field, column=column, delimiter=delimiter,
-                            skip_empty=skip_empty)
+                            skip_empty=skip_empty, encoding=encoding, errors=errors)
         self.label_field = label_field
         self.report = ReadReport(source=str(self.path))
 
