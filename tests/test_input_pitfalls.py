@@ -129,6 +129,10 @@ def test_an_empty_training_split_is_refused_naming_the_input(tmp_path, capsys):
     assert main(["fit", str(tmp_path / "corpus"), "-k", "2", "-o", str(tmp_path / "m.stm")]) == 2
     assert "corpus: its train split holds no documents (train.docword.txt declares D = 0)" in \
         capsys.readouterr().err
+    assert main(["fit", str(tmp_path / "corpus"), "-k", "2", "--passes", "1",  # streamed
+                 "-o", str(tmp_path / "m.stm")]) == 2
+    assert "corpus (train split) holds no documents" in capsys.readouterr().err
+    assert not (tmp_path / "m.stm").exists()
 
 
 # --- the same options on every command --------------------------------------------------------------

@@ -203,9 +203,9 @@ def train_stream(model, source, *, batch_size: int | None = None, n_passes: int 
             if progress is not None:
                 progress(position)
         position = StreamPosition(pass_index + 1, 0, position.documents_total)
+    if not model.is_fitted():
+        raise InputError(f"{source.description} holds no documents")
     if checkpoint is not None and (stored is None or steps or not stored.finished):
-        if not model.is_fitted():
-            raise InputError(f"{source.description} holds no documents")
         write_checkpoint(checkpoint, model, position, batch_size=source.batch_size,
                          n_passes=n_passes, source=source.identity(), finished=True)
         written += 1

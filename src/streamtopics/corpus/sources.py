@@ -125,17 +125,17 @@ class FileSource:
     repeatable, raw, identity_after_reading = True, False, False
 
     def __init__(self, path, batch_size: int, vocabulary, format, text: dict, split: str):
-        path = Path(path)
+        path = described = Path(path)
         if path.is_dir() and detect_format(path) == "corpus-dir":
             docword, corpus_vocabulary = corpus_dir_files(path, split)
             vocabulary = corpus_vocabulary if vocabulary is None else vocabulary
-            path, format = docword, "uci"
+            path, format, described = docword, "uci", f"{path} ({split} split)"
         format = detect_format(path) if format is None else format
         options = text if format in TEXT_FORMATS else {}
         self.stream = stream_minibatches(path, batch_size, vocabulary, format, **options)
         self.vocabulary = self.stream.vocabulary
         self.batch_size = batch_size
-        self.description = str(path)
+        self.description = str(described)  # what the user named, not a file inside it
         self._identity = _file_identity(path)
 
     @property
