@@ -9,7 +9,8 @@ import scipy.sparse as sp
 
 from streamtopics.corpus.synthetic import generate_synthetic
 from streamtopics.estimators import (ESTIMATORS, CVB0LDA, GibbsLDA, LabeledCVB0LDA, LabeledLDA,
-                                     LabeledOnlineLDA, OnlineLDA, PriorLDA, load_estimator)
+                                     LabeledOnlineLDA, OnlineHDP, OnlineLDA, PriorLDA,
+                                     load_estimator)
 from streamtopics.validation import ParameterError
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -27,6 +28,8 @@ MAKERS = {
                                                   lag=2, random_state=0), True),
     "LabeledCVB0LDA": (lambda: LabeledCVB0LDA(n_passes=8, n_chains=2, transform_passes=5,
                                               random_state=0), True),
+    "OnlineHDP": (lambda: OnlineHDP(max_topics=6, batch_size=20, local_passes=4,
+                                    random_state=0), False),
 }
 NAMES = sorted(ESTIMATORS)
 

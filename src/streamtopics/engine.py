@@ -41,6 +41,13 @@ state, and boosting them is what section 3.3 gains from.
 Polyak-Ruppert averaging (``averaging=True``) reports eta_bar_N = (1/N) sum_{i=1..N} eta_i
 (Algorithm 1, output) while the loop itself runs on the iterates eta_i.
 
+Topics may come and go (HDP, Dupuy 2017 section 3.4; docs/architecture.md, design note): a local
+run whose statistics have more topics than s_{i-1} opened them, and brings the prior a' they were
+computed with (`MinibatchStats.prior`); s_{i-1} is padded consistently before the blend
+(`SufficientStats.add_topics`), so eq. 3 is unchanged. After the M-step an optional
+``topic_selection`` part (`inference.sticks.StickSelection`) may drop topics and set the prior
+(pruning, truncation). LDA's parts never do either.
+
 `OnlineEM.batch_step` is one step whose minibatch is the union of several (the E-step of each
 with the same parameters, their statistics merged exactly, one M-step): with the whole corpus and
 rho = 1 it is one iteration of batch EM, or of batch VB (Hoffman et al. 2010, Algorithm 1), with
@@ -99,8 +106,9 @@ class OnlineEM:
 
     def __init__(self, local: LocalEstimator, parameters: Parameterisation, step_size: StepSize,
                  alpha_update: AlphaUpdate, *, boosted: bool = False, averaging: bool = False,
-                 seed: int = 0, estep_map: EStepMap = serial_map):
+                 seed: int = 0, estep_map: EStepMap = serial_map, topic_selection=None):
         self.local = local
+        self.topic_selection = topic_selection
         self.parameters = parameters
         self.step_size = step_size
         self.alpha_update = alpha_update
@@ -247,6 +255,12 @@ class OnlineEM:
         return run.statistics(), batch.n_tokens
 
     def _m_step(self, rho, minibatch_stats, alpha_previous, update_alpha: bool = True) -> None:
+        if minibatch_stats.n_topics > self.n_topics:  # the local run opened topics (HDP, G3-G4)
+            if self.average is not None:
+                raise ValueError("Polyak-Ruppert averaging of a growing set of topics is not "
+                                 "supported")
+            self.stats.add_topics(minibatch_stats.prior)
+            self.alpha = alpha_previous = np.array(minibatch_stats.prior, dtype=np.float64)
         self.stats.blend(rho, minibatch_stats)
         if update_alpha:
             self.alpha = self.alpha_update(alpha_previous, self.stats, minibatch_stats, rho)
@@ -256,6 +270,11 @@ class OnlineEM:
         """After the M-step(s): the parameterisation's own update, compaction of the lazy
         scale, the iterate average, the step counter."""
         self.parameters = self.parameters.after_step(self.stats, rho)
+        if self.topic_selection is not None:
+            selected = self.topic_selection(self.stats, self.alpha)
+            if selected is not None:  # drop topics (the average is refused for HDP above)
+                keep, self.alpha = selected
+                self.stats.keep_topics(keep, self.alpha)
         average = self.average
         if self.stats.needs_compaction or (average is not None
                                            and average.needs_compaction(self.stats)):
@@ -276,15 +295,18 @@ class OnlineEM:
                 callback(self, report)
 
     # --- inference with the model fixed ---------------------------------------------------------
-    def local_posterior(self, batch: Minibatch, stream: int = TRANSFORM_STREAM):
-        """Run the local estimator on ``batch`` with the reported parameters fixed (no M-step);
-        returns the finished run (``doc_topic()``, ``statistics()``). Deterministic: the random
-        streams are (seed, ``stream``, document index)."""
+    def local_posterior(self, batch: Minibatch, stream: int = TRANSFORM_STREAM,
+                        local: LocalEstimator | None = None):
+        """Run the local estimator (or ``local``: e.g. an HDP one that opens no topic) on
+        ``batch`` with the reported parameters fixed (no M-step); returns the finished run
+        (``doc_topic()``, ``statistics()``). Deterministic: the random streams are (seed,
+        ``stream``, document index)."""
         self._check_batch(batch)
         if self.average is not None and self.average.count:
             weights = self.average.topic_word(self.stats, batch.words).T
         else:
             weights = self.parameters.word_weights(self.stats, batch.words)
-        run = self.local.begin(batch, self.n_topics, self.seed, stream)
-        run.advance(weights, self.doc_topic_prior(), self.local.passes)
+        local = self.local if local is None else local
+        run = local.begin(batch, self.n_topics, self.seed, stream)
+        run.advance(weights, self.doc_topic_prior(), local.passes)
         return run

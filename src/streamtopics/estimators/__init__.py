@@ -4,13 +4,14 @@ from .. import persistence
 from ..errors import ModelFileError
 from .base import NotFittedError, PassReport, TopicModelEstimator
 from .gibbs_lda import CVB0LDA, GibbsLDA
+from .hdp import OnlineHDP
 from .labeled import LabeledLDA, PriorLDA
 from .labeled_cvb0 import LabeledCVB0LDA
 from .labeled_online import LabeledOnlineLDA
 from .online_lda import OnlineLDA
 
 ESTIMATORS = {cls.__name__: cls for cls in (OnlineLDA, GibbsLDA, CVB0LDA, LabeledLDA, PriorLDA,
-                                                 LabeledOnlineLDA, LabeledCVB0LDA)}
+                                                 LabeledOnlineLDA, LabeledCVB0LDA, OnlineHDP)}
 
 
 def load_estimator(path) -> TopicModelEstimator:
@@ -25,4 +26,4 @@ def load_estimator(path) -> TopicModelEstimator:
 
 __all__ = ["NotFittedError", "PassReport", "TopicModelEstimator", "OnlineLDA", "GibbsLDA",
            "CVB0LDA", "LabeledLDA", "PriorLDA", "LabeledOnlineLDA", "LabeledCVB0LDA",
-           "ESTIMATORS", "load_estimator"]
+           "OnlineHDP", "ESTIMATORS", "load_estimator"]

@@ -253,8 +253,13 @@ class TopicModelEstimator:
         documents = documents if isinstance(documents, Corpus) else Corpus(documents)
         seed = self.random_state if isinstance(self.random_state, (int, np.integer)) \
             and not isinstance(self.random_state, bool) and self.random_state >= 0 else 0
-        return left_to_right(self.components_, self.doc_topic_prior_, documents,
+        return left_to_right(*self._scored_parameters(), documents,
                              n_particles=self.SCORE_PARTICLES, seed=int(seed))
+
+    def _scored_parameters(self) -> tuple[np.ndarray, np.ndarray]:
+        """(beta, alpha) of the LDA that `_held_out` scores: the fitted topics and alpha (an HDP
+        adds the rest of its stick, `OnlineHDP.to_lda`)."""
+        return self.components_, self.doc_topic_prior_
 
     def score(self, X, y=None) -> float:
         """Mean held-out log-likelihood per document of ``X`` (nats, left-to-right with 20

@@ -235,6 +235,18 @@ class OnlineLDA(TopicModelEstimator):
         """Documents of the first minibatch `fit` takes (of the first chunk, full batch)."""
         return FULL_BATCH_CHUNK if method.full_batch else self.batch_size
 
+    def _initial_parameters(self, n_words: int, rng: np.random.Generator):
+        """(beta_0, alpha_0) (`engine.initial_parameters`), then the seed of the local random
+        streams, drawn from ``rng`` in this order."""
+        beta, alpha = initial_parameters(self.n_topics, n_words, rng, self.doc_topic_prior)
+        return beta, alpha, int(rng.integers(0, 2**63 - 1))
+
+    def _new_engine(self, method: Method, settings: PartSettings, seed: int) -> OnlineEM:
+        """Algorithm 1 with the method's parts (`presets.build_parts`)."""
+        parts = build_parts(method, settings)
+        return OnlineEM(parts.local, parts.parameters, parts.step_size, parts.alpha_update,
+                        boosted=parts.boosted, averaging=bool(self.averaging), seed=seed)
+
     def _start(self, counts: sp.csr_matrix, vocabulary, first_batch_rows: int | None = None,
                corpus_size: int | None = None, random_state=None) -> None:
         """Validate parameters and initialise (beta_0, alpha_0) and the engine; s_0 gets the mean
@@ -251,12 +263,9 @@ class OnlineLDA(TopicModelEstimator):
         if counts.nnz == 0:
             raise InputError("the corpus has no tokens (every document is empty)")
         self._fitted_settings = self._settings(corpus_size)
-        parts = build_parts(method, self._fitted_settings)
         rng = np.random.default_rng(self.random_state if random_state is None else random_state)
-        beta, alpha = initial_parameters(self.n_topics, n_words, rng, self.doc_topic_prior)
-        seed = int(rng.integers(0, 2**63 - 1))
-        self._engine = OnlineEM(parts.local, parts.parameters, parts.step_size, parts.alpha_update,
-                                boosted=parts.boosted, averaging=bool(self.averaging), seed=seed)
+        beta, alpha, seed = self._initial_parameters(n_words, rng)
+        self._engine = self._new_engine(method, self._fitted_settings, seed)
         rows = self._first_step_rows(method) if first_batch_rows is None else first_batch_rows
         lengths = np.asarray(counts[:rows].sum(axis=1)).ravel()
         self._engine.initialize(beta, alpha, document_length=max(float(lengths.mean()), 1.0))
@@ -503,12 +512,18 @@ class OnlineLDA(TopicModelEstimator):
             raise ValueError(f"the documents have a vocabulary of {counts.shape[1]} words but the "
                              f"model has {engine.n_words}")
         proportions = np.zeros((counts.shape[0], engine.n_topics))
+        local = self._transform_estimator()
         for row in range(counts.shape[0]):
             document = counts[row:row + 1]
             posterior = engine.local_posterior(Minibatch.from_counts(document),
-                                               stream=content_stream(document))
+                                               stream=content_stream(document), local=local)
             proportions[row] = posterior.doc_topic()[0]
         return proportions
+
+    def _transform_estimator(self):
+        """The local estimator `transform` runs with the model fixed (None: the training one;
+        an HDP's opens no topic)."""
+        return None
 
     def fit_transform(self, X, y=None, **fit_params) -> np.ndarray:
         return self.fit(X, **fit_params).transform(X)
@@ -529,10 +544,7 @@ class OnlineLDA(TopicModelEstimator):
         self.method_ = resolve_method(method)
         self._fitted_settings = PartSettings.of({**self._settings().as_dict(),
                                                  **fitted.get("settings", {})})
-        parts = build_parts(method, self._fitted_settings)
-        self._engine = OnlineEM(parts.local, parts.parameters, parts.step_size, parts.alpha_update,
-                                boosted=parts.boosted, averaging=bool(self.averaging),
-                                seed=int(fitted["seed"]))
+        self._engine = self._new_engine(method, self._fitted_settings, int(fitted["seed"]))
         self._engine.restore(arrays, int(fitted["step"]))
         self.vocabulary_ = arrays["vocabulary"]
         self._components_cache = None

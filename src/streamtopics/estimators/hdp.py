@@ -1,0 +1,247 @@
+"""`OnlineHDP`: the hierarchical Dirichlet process trained online, topics growing with the stream.
+
+    model = OnlineHDP(max_topics=100, random_state=0).fit(corpus)
+    model.n_topics_            # T, the topics in use (starts at 2, thesis p. 59)
+    model.topic_weights_       # pi (T), the corpus stick weights; rest_weight_ = pi_*
+    model.components_          # T x V topics
+
+``method="g-oem"`` is Dupuy (2017), section 3.4: Algorithm 1 (the same `OnlineEM` as LDA, its
+step sizes, checkpoints and exact resume) with a local Gibbs step that may open topics
+(`inference.estep_hdp`, thesis p. 60), statistics of eq. 16 and the M-step of eq. 17's box:
+beta from s2, a = b (pi, pi_*) by Minka's fixed point over the T topics and the rest of the stick
+(`inference.sticks`). How topics come and go:
+
+* **growth** (thesis p. 60): a token opens a topic with probability proportional to a_* / V; its
+  stick pibar ~ Beta(1, ``stick_concentration``) splits the rest; the topics a minibatch opened
+  are numbered in creation order and share one split of a_* (spec G3), and s_{i-1} is padded so
+  that padding moves no parameter (G4, `SufficientStats.add_topics`);
+* **pruning** (not in the thesis; G6): after each M-step a topic whose share of the expected
+  tokens is below ``prune_share`` is dropped and its a_k joins the rest;
+* **cap**: a minibatch opens topics only while T < ``max_topics`` (the new-topic probability is
+  0 at the cap); the rest of the stick stays (held-out scoring, growth after pruning).
+  ``initial_topics == max_topics`` truncates the stick (pi_* = 0, no rest at all).
+
+With ``initial_topics == max_topics`` nothing ever opens and the model is LDA G-OEM with
+alpha_0 = b pi_0, bit for bit (tests/test_hdp.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..engine import OnlineEM, initial_parameters
+from ..inference.alpha_updates import MinkaFixedPoint
+from ..inference.estep_hdp import HDPGibbsEstimator
+from ..inference.presets import SMOOTHED_TOPIC_WORD_PRIOR, Method, PartSettings, STEP_SIZES
+from ..inference.sticks import (UNSEEN_WORDS, StickPointEstimate, StickSelection, has_rest,
+                                initial_sticks)
+from ..validation import (BOOLEAN, Integral, Interval, Options, ParameterError, Real,
+                          validate_parameters)
+from .base import RANDOM_STATE
+from .online_lda import OnlineLDA
+
+HDP_METHODS = ("g-oem",)
+
+
+class OnlineHDP(OnlineLDA):
+    """HDP topic model learnt online (see the module docstring).
+
+    Parameters
+    ----------
+    method : "g-oem" (frequentist, thesis section 3.4.2).
+    initial_topics : T at the start (the thesis: 2).
+    max_topics : the cap on T (no topic opens there).
+    doc_topic_prior : b, the document-level concentration (nu_d ~ Dirichlet(b pi)); its
+        starting value: b_eff = sum a is learnt with pi by the M-step.
+    stick_concentration : alpha of the corpus sticks pibar_k ~ Beta(1, alpha).
+    topic_word_prior : eta; beta is the posterior mean given the expected counts as for LDA
+        G-OEM (default 0.03, `presets.SMOOTHED_TOPIC_WORD_PRIOR`); an opened topic scores its
+        document's words by the Dirichlet(eta) predictive until the next M-step.
+    prune_share : drop a topic whose share of the expected tokens falls below this (0: never).
+    unseen_words : "uniform" (a word without statistics weighs under a new topic what it weighs
+        under the others) or "new-topic" (the thesis literally: 1/V), see `StickPointEstimate`.
+    batch_size, local_passes, step_offset, step_decay, random_state, grow_vocabulary,
+    max_vocabulary : as `OnlineLDA`.
+    n_passes : passes over the corpus in `fit` (default 1: a stream).
+
+    Fitted attributes: ``components_`` (T x V), ``n_topics_`` (T), ``topic_weights_`` (pi, T),
+    ``rest_weight_`` (pi_*, 0 when truncated), ``concentration_`` (b_eff = sum a),
+    ``doc_topic_prior_`` (b pi, T), ``n_topics_history_`` (T after every step),
+    ``vocabulary_``, ``n_steps_``, ``n_documents_seen_``.
+    """
+
+    # Not parameters of OnlineHDP: the parts of OnlineLDA's training loop it inherits read them.
+    averaging = False
+    n_init = 1
+
+    def __init__(self, method: str = "g-oem", initial_topics: int = 2, max_topics: int = 200,
+                 doc_topic_prior: float = 1.0, stick_concentration: float = 1.0,
+                 topic_word_prior=None, prune_share: float = 1e-4,
+                 unseen_words: str = "uniform", batch_size: int = 100, local_passes: int = 20,
+                 step_offset: float = 0.0, step_decay: float = 0.5, n_passes: int = 1,
+                 random_state=None, grow_vocabulary: bool = False, max_vocabulary=None):
+        self.method = method
+        self.initial_topics = initial_topics
+        self.max_topics = max_topics
+        self.doc_topic_prior = doc_topic_prior
+        self.stick_concentration = stick_concentration
+        self.topic_word_prior = topic_word_prior
+        self.prune_share = prune_share
+        self.unseen_words = unseen_words
+        self.batch_size = batch_size
+        self.local_passes = local_passes
+        self.step_offset = step_offset
+        self.step_decay = step_decay
+        self.n_passes = n_passes
+        self.random_state = random_state
+        self.grow_vocabulary = grow_vocabulary
+        self.max_vocabulary = max_vocabulary
+
+    _parameter_constraints = {
+        "method": [Options(HDP_METHODS, ignore_case=True)],
+        "initial_topics": [Interval(Integral, 1, None)],
+        "max_topics": [Interval(Integral, 1, None)],
+        "doc_topic_prior": [Interval(Real, 0, None, "neither")],
+        "stick_concentration": [Interval(Real, 0, None, "neither")],
+        "topic_word_prior": [None, Interval(Real, 0, None)],
+        "prune_share": [Interval(Real, 0, 1, "left")],
+        "unseen_words": [Options(UNSEEN_WORDS)],
+        "batch_size": [Interval(Integral, 1, None)],
+        "local_passes": [Interval(Integral, 1, None)],
+        "step_offset": [Interval(Real, None, None)],
+        "step_decay": [Interval(Real, None, None)],
+        "n_passes": [Interval(Integral, 1, None)],
+        "random_state": RANDOM_STATE,
+        "grow_vocabulary": [BOOLEAN],
+        "max_vocabulary": [None, Interval(Integral, 1, None)],
+    }
+    _parameter_symbols = {**OnlineLDA._parameter_symbols, "initial_topics": "T_0",
+                          "doc_topic_prior": "b, the document concentration", "stick_concentration": "alpha of the sticks"}
+
+    # --- parts ---------------------------------------------------------------------------------
+    def _validated_method(self) -> Method:
+        validate_parameters(self)
+        if self.initial_topics > self.max_topics:
+            raise ParameterError(f"OnlineHDP: initial_topics (T_0) must not exceed max_topics, "
+                                 f"got {self.initial_topics} > {self.max_topics}")
+        return Method("gibbs-hdp", "sticks", "polynomial", "fixed-point", False,
+                      str(self.method).lower())
+
+    def _settings(self, corpus_size=None) -> PartSettings:
+        eta = SMOOTHED_TOPIC_WORD_PRIOR if self.topic_word_prior is None else self.topic_word_prior
+        return PartSettings(local_passes=self.local_passes, step_offset=float(self.step_offset),
+                            step_decay=float(self.step_decay), topic_word_prior=float(eta))
+
+    def _new_engine(self, method: Method, settings: PartSettings, seed: int) -> OnlineEM:
+        """Algorithm 1 with HDP's parts: the growing Gibbs step, stick-weighted point topics,
+        the step size of LDA's presets, Minka's fixed point on a, pruning after each step."""
+        eta = settings.topic_word_prior
+        local = HDPGibbsEstimator(passes=settings.local_passes, topic_word_prior=eta,
+                                  stick_concentration=float(self.stick_concentration),
+                                  max_topics=int(self.max_topics))
+        return OnlineEM(local, StickPointEstimate(eta, unseen_words=self.unseen_words),
+                        STEP_SIZES["polynomial"](settings), MinkaFixedPoint(), seed=seed,
+                        topic_selection=StickSelection(float(self.prune_share)))
+
+    def _initial_parameters(self, n_words: int, rng: np.random.Generator):
+        """beta_0 as LDA's (`initial_parameters`, the same draws for the same seed), the seed of
+        the local streams next (as LDA), then the sticks a_0 (`initial_sticks`)."""
+        beta, _ = initial_parameters(self.initial_topics, n_words, rng)
+        seed = int(rng.integers(0, 2**63 - 1))
+        alpha = initial_sticks(self.initial_topics, rng, float(self.stick_concentration),
+                               float(self.doc_topic_prior),
+                               truncated=self.initial_topics >= self.max_topics)
+        return beta, alpha, seed
+
+    def _start(self, counts: sp.csr_matrix, vocabulary, first_batch_rows: int | None = None,
+               corpus_size: int | None = None, random_state=None) -> None:
+        """As `OnlineLDA._start`, with an empty history of T."""
+        super()._start(counts, vocabulary, first_batch_rows, corpus_size, random_state)
+        self.n_topics_history_ = []
+
+    def fit(self, X, y=None, *, callback=None, feature_names=None) -> "OnlineHDP":
+        """Train from scratch: ``n_passes`` passes of consecutive ``batch_size`` minibatches
+        (see `OnlineLDA.fit`); ``callback(model, report)`` after every step."""
+        def record(model, report):
+            self.n_topics_history_.append(self._engine.n_topics)
+            if callback is not None:
+                callback(model, report)
+        return super().fit(X, callback=record, feature_names=feature_names)
+
+    def partial_fit(self, X, y=None) -> "OnlineHDP":
+        """One online EM step with the documents of ``X`` as the minibatch."""
+        super().partial_fit(X)
+        self.n_topics_history_.append(self._engine.n_topics)
+        return self
+
+    # --- fitted model --------------------------------------------------------------------------
+    def _sticks(self) -> np.ndarray:
+        """a = b (pi, pi_*) as trained (T + 1 entries, or T when truncated)."""
+        return self._require_fitted().alpha
+
+    @property
+    def n_topics_(self) -> int:
+        return self._require_fitted().n_topics
+
+    @property
+    def doc_topic_prior_(self) -> np.ndarray:
+        """b pi over the T topics (the rest's share a_* is `rest_weight_` times b_eff)."""
+        return self._sticks()[:self.n_topics_].copy()
+
+    @property
+    def concentration_(self) -> float:
+        return float(self._sticks().sum())
+
+    @property
+    def topic_weights_(self) -> np.ndarray:
+        return self.doc_topic_prior_ / self.concentration_
+
+    @property
+    def rest_weight_(self) -> float:
+        return float(self._sticks()[-1] / self.concentration_) if has_rest(
+            self._engine.stats) else 0.0
+
+    def to_lda(self, include_rest: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """(beta, alpha) of the LDA that scores held-out documents (spec G8). With the rest
+        (``include_rest``, while the stick has one): T + 1 topics, the last the uniform
+        distribution 1/V with alpha = a_* = b pi_*, i.e. every uninstantiated topic merged into
+        one whose words follow its prior predictive under Dirichlet(eta) (the weight under which
+        a token opens a topic in training); by the aggregation property its proportion is
+        exactly Dirichlet-distributed with the others. Without: the T topics with b pi,
+        the rest's mass dropped (the T-topic LDA, as a truncated HDP)."""
+        beta, sticks = np.asarray(self.components_), self._sticks()
+        if not include_rest or not has_rest(self._engine.stats):
+            return beta, sticks[:self.n_topics_].copy()
+        uniform = np.full((1, beta.shape[1]), 1.0 / beta.shape[1])
+        return np.vstack([beta, uniform]), sticks.copy()
+
+    def _scored_parameters(self) -> tuple[np.ndarray, np.ndarray]:
+        """Held-out scores (`score`, `perplexity`) are left-to-right under `to_lda`: the used
+        topics with alpha_k = b pi_k plus the rest of the stick as one uniform topic."""
+        return self.to_lda()
+
+    def _transform_estimator(self) -> HDPGibbsEstimator:
+        """`transform` (as `OnlineLDA.transform`: the posterior mean of nu_d over the T topics,
+        the rest's share dropped) runs the local step with no topic opened."""
+        return replace(self._require_fitted().local, grow=False)
+
+    # --- model files ---------------------------------------------------------------------------
+    def _fitted_metadata(self) -> dict:
+        engine = self._require_fitted()
+        return {"step": engine.step, "seed": engine.seed,
+                "settings": self._fitted_settings.as_dict(),
+                "n_topics_history": [int(t) for t in self.n_topics_history_]}
+
+    def _restore_state(self, arrays: dict[str, np.ndarray], metadata: dict) -> None:
+        fitted = metadata.get("fitted", {})
+        self.method_ = self._validated_method()
+        self._fitted_settings = PartSettings.of({**self._settings().as_dict(),
+                                                 **fitted.get("settings", {})})
+        self._engine = self._new_engine(self.method_, self._fitted_settings, int(fitted["seed"]))
+        self._engine.restore(arrays, int(fitted["step"]))
+        self.n_topics_history_ = list(fitted.get("n_topics_history", []))
+        self.vocabulary_ = arrays["vocabulary"]
+        self._components_cache = None

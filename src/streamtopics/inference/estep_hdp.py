@@ -1,0 +1,151 @@
+"""The local Gibbs estimator of HDP G-OEM (Dupuy 2017, section 3.4.2): a `LocalEstimator` whose
+runs may open topics.
+
+A run samples the documents of the minibatch one after the other with the global parameters of
+step i - 1 (`kernels.hdp_estep`: the T topics, a = b (pi, pi_*) and a new-topic word weight); a
+topic one document opens is shared with the next ones. Afterwards the M topics the minibatch
+kept (used in some recorded pass) are numbered T, ..., T + M - 1 in order of opening and get
+their weights from the rest a_* (specs/components.md G3, closed differently, see below):
+
+    a'_{T+m} = a_* u_m / (sum_l u_l + alpha),     a'_* = a_* alpha / (sum_l u_l + alpha),
+
+with u_m the number of documents using topic m (averaged over the recorded passes) and alpha
+the stick concentration: the posterior mean of the new sticks given one table per document
+that uses them, (pi_new_1, ..., pi_new_M, pi_*') / pi_* ~ Dirichlet(u_1, ..., u_M, alpha) (the
+HDP's global weights given table counts, Teh et al. 2006, section 5.3, direct assignment).
+a'_k = a_k for k < T, so sum a' = sum a. The thesis' draws pibar ~ Beta(1, alpha) split the
+rest while sampling (p. 60), but used as the weights of the M-step they give the m-th topic
+opened about a_* 2^-m whatever its use: every document that does not use it then has
+E[log nu_m] ~ -1 / a'_m, and the fixed point kills it (with the spec's split, 300 topics in
+a first minibatch had a' below 1e-80).
+
+The statistics then follow equation 16 with a' (thesis p. 60):
+
+* s1_kv (``word_topic``): the recorded conditionals (Algorithm 2's final loop) summed per word,
+  U x (T + M);
+* s2_k (``log_theta``, T + M + 1 entries, the rest last): the average over recorded passes of
+  digamma(a'_k + n_dk^t) - digamma(sum a' + N_d) (the thesis averages over all P samples; the last
+  quarter, as LDA's `GibbsEstimator`). For k < T this is what the kernel computed with a; the
+  rest and the opened topics are computed here with a' (n_dk = 0 where a document did not use
+  the topic).
+
+``MinibatchStats.prior`` carries a' so the engine can pad s_{i-1} for the new topics (G4,
+`SufficientStats.add_topics`) before the blend. Without a rest (a truncated HDP) nothing opens
+and the run is LDA's `GibbsRun` (same draws, same statistics).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import digamma
+
+from ..kernels.hdp_estep import hdp_gibbs_sweeps
+from .estep_gibbs import local_word_weights
+from .minibatch import Minibatch
+from .stats import MinibatchStats
+
+
+@dataclass(frozen=True)
+class HDPGibbsEstimator:
+    """P = ``passes`` Gibbs passes per document, the last quarter recorded; topics are opened
+    with the stick concentration ``stick_concentration`` (alpha of Beta(1, alpha)) while fewer than
+    ``max_topics`` exist; an opened topic scores words by the Dirichlet(``topic_word_prior``)
+    predictive of the minibatch's tokens in it (spec G2). ``grow=False``: never open a topic
+    (inference with the model fixed)."""
+
+    passes: int = 20
+    topic_word_prior: float = 0.03
+    stick_concentration: float = 1.0
+    max_topics: int = 200
+    grow: bool = True
+
+    name = "gibbs-hdp"
+
+    @property
+    def recorded_passes(self) -> int:
+        return max(1, self.passes // 4)
+
+    def begin(self, batch: Minibatch, n_topics: int, seed: int, minibatch_index: int) -> "HDPGibbsRun":
+        return HDPGibbsRun(self, batch, n_topics, seed, minibatch_index)
+
+
+class HDPGibbsRun:
+    """The local chains of one minibatch; all P passes run in one `advance` (no boosting)."""
+
+    def __init__(self, estimator: HDPGibbsEstimator, batch: Minibatch, n_topics: int, seed: int,
+                 minibatch_index: int):
+        self.estimator = estimator
+        self.batch = batch
+        self.n_topics = int(n_topics)
+        self.seed = int(seed)
+        self.minibatch_index = int(minibatch_index)
+        self._statistics = None
+        self._doc_topic = None
+
+    def advance(self, weights: np.ndarray, alpha: np.ndarray, n_passes: int) -> None:
+        """Run all P passes with word weights U x (T + 1) (column T: the new-topic weight) and
+        a = alpha (T + 1 entries, the rest last; T entries: no rest, no growth)."""
+        estimator, batch, n_topics = self.estimator, self.batch, self.n_topics
+        if n_passes != estimator.passes or self._statistics is not None:
+            raise ValueError("the HDP local step runs its P passes in one call (no boosting)")
+        alpha = np.ascontiguousarray(alpha, dtype=np.float64)
+        has_rest = alpha.size > n_topics
+        capacity = (max(0, estimator.max_topics - n_topics)
+                    if has_rest and estimator.grow else 0)
+        capacity = min(capacity, batch.n_tokens)
+        recorded = estimator.recorded_passes
+        entry_topic = np.zeros((batch.n_entries, n_topics))
+        entry_new = np.zeros((batch.n_entries, capacity))
+        doc_log_theta = np.zeros((batch.n_documents, n_topics))
+        new_counts = np.zeros((batch.n_documents, recorded, capacity))
+        opened_alpha = np.zeros(capacity)
+        n_opened = hdp_gibbs_sweeps(
+            batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr,
+            local_word_weights(weights), alpha, n_topics, digamma(alpha),
+            float(digamma(alpha.sum())), float(estimator.topic_word_prior), batch.n_words,
+            float(estimator.stick_concentration), capacity, self.seed, self.minibatch_index,
+            batch.first_document, estimator.passes, estimator.passes - recorded,
+            np.zeros(batch.n_tokens, dtype=np.int64), entry_topic, entry_new, doc_log_theta,
+            new_counts, opened_alpha)
+        # sums over the recorded passes, divided as LDA's GibbsRun divides them
+        log_theta = doc_log_theta.sum(axis=0) / recorded
+        usage = (new_counts[:, :, :n_opened] > 0).mean(axis=1).sum(axis=0)  # u_m
+        kept = np.flatnonzero(usage > 0)
+        prior = None
+        if has_rest:
+            prior = self._split_rest(alpha, usage[kept])
+            log_theta = np.concatenate([log_theta, self._opened_log_theta(
+                prior, new_counts[:, :, kept])])
+        entry_topic = np.hstack([entry_topic, entry_new[:, kept]])
+        word_topic = batch.word_totals(entry_topic) / recorded
+        self._statistics = MinibatchStats(batch.words, word_topic, log_theta,
+                                          batch.n_documents, batch.n_words,
+                                          prior=prior if kept.size else None)
+        expected = (batch.document_totals(entry_topic) / recorded
+                    + (alpha if prior is None else prior)[:word_topic.shape[1]])
+        self._doc_topic = expected / expected.sum(axis=1, keepdims=True)
+
+    def _split_rest(self, alpha: np.ndarray, usage: np.ndarray) -> np.ndarray:
+        """a' = (a_1..a_T, the rest's split over the kept opened topics by usage, a'_*)
+        (module docstring)."""
+        rest = alpha[self.n_topics] / (usage.sum() + self.estimator.stick_concentration)
+        return np.concatenate([alpha[:self.n_topics], rest * usage,
+                               [rest * self.estimator.stick_concentration]])
+
+    def _opened_log_theta(self, prior: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """s2 of the opened topics and the rest, summed over documents: the mean over recorded
+        passes of digamma(a'_m + n_dm^t), minus digamma(sum a' + N_d) (``counts``: B x R x M)."""
+        length = digamma(prior.sum() + self.batch.document_lengths).sum()
+        opened = digamma(prior[self.n_topics:-1] + counts).mean(axis=1).sum(axis=0)
+        rest = self.batch.n_documents * digamma(prior[-1])
+        return np.append(opened, rest) - length
+
+    def statistics(self) -> MinibatchStats:
+        return self._statistics
+
+    def doc_topic(self) -> np.ndarray:
+        """Posterior mean of nu_d over the T topics and the M opened ones, renormalised over
+        them (the rest's share dropped), B x (T + M)."""
+        return self._doc_topic

@@ -1,0 +1,204 @@
+"""Local Gibbs step of HDP G-OEM: documents that may open topics (Dupuy 2017, section 3.4.2).
+
+The sweeps of `kernels.gibbs_estep` (Algorithm 2) with one more choice per token. With T
+instantiated topics, a = (a_1, ..., a_T, a_*) = b (pi_1, ..., pi_T, pi_*) (the rest-of-stick
+component * aggregates every uninstantiated stick; specs/components.md G1) and ``weights``
+(U words x (T + 1): beta_wk for k < T, column T the weight of word w under a topic not yet
+instantiated), token n of word w is resampled from
+
+    p(z_n = k)        proportional to (N_k^-n + a_k) beta_wk                        k < T (thesis p. 60)
+    p(z_n = opened m) proportional to (N_m^-n + c_m) (n_mw^-n + eta) / (n_m^-n + V eta)
+    p(z_n = new)      proportional to a_* weights[w, T]            (thesis: b (1 - sum pi) / V)
+
+An "opened" topic m is one a document of this minibatch opened; its words are scored by the
+collapsed predictive of Dirichlet(eta) given the tokens the minibatch's documents have in it
+(n_mw, n_m: every document's current assignments, so the topic is shared; spec G2, 1/V for its
+first token, the thesis' 1/V). Opening a topic draws pibar ~ Beta(1, alpha) (the stick
+concentration) and splits the rest, c_m = pibar a_*, a_* <- (1 - pibar) a_* (thesis p. 60:
+pi_{T+1} = pibar_{T+1} prod_t (1 - pibar_t), and prod_t (1 - pibar_t) = pi_*). At most
+``capacity`` topics are opened per minibatch (0: no growth, e.g. at the cap ``max_topics``).
+
+The documents of a minibatch run **one after the other** (not in parallel as LDA's), so a
+topic opened by one document can take the tokens of the next ones: with a private copy per
+document (spec G3) every document of a first minibatch, whose topics beta_0 are random, opened
+topics of its own (hundreds per minibatch, one document's words each). Each document still has
+its own random stream (seed, minibatch, first_document + d): the result does not depend on
+threads.
+
+Without a rest component (``alpha.size == T``: a truncated HDP, an LDA with alpha = b pi) the
+sweeps, random draws and records of each document are those of `gibbs_estep._document_passes`
+exactly, so HDP G-OEM with growth off is LDA G-OEM bit for bit (tests/test_hdp.py).
+
+Recorded passes (the last R, as Algorithm 2) add, per token, the conditional renormalised over the
+topics that exist (global and opened; the mass on "new" is dropped, spec G5) to ``entry_topic``
+(global topics) and ``entry_new`` (opened ones); while no topic is opened the record is LDA's
+`_record_factorised`. ``doc_log_theta`` gets digamma(a_k + n_dk^t) - digamma(sum a + N_d) for
+the T global topics (the rest's and the opened topics' s2 are computed by the caller, once
+their weights a' are known); the counts of opened topics per recorded pass go to
+``new_counts``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .gibbs_estep import CHUNK, _record_factorised, _sample_topic
+from .random import next_uniform, random_permutation, stream_seed
+
+
+@njit(cache=True)
+def _record_opened(entry_word, entry_count, weights, alpha, n_topics, opened_alpha, eta, n_words,
+                   n_opened, counts, opened_word_counts, opened_totals, z, entry_topic,
+                   entry_new, conditional):
+    """Add p(z_n = k | z^t_-n) over the T global and ``n_opened`` opened topics for every token
+    of one document (dense, one vector per token)."""
+    token = 0
+    for j in range(entry_word.size):
+        w = entry_word[j]
+        for _ in range(entry_count[j]):
+            own = z[token]
+            norm = 0.0
+            for k in range(n_topics):
+                conditional[k] = weights[w, k] * (counts[k] - (1.0 if k == own else 0.0) + alpha[k])
+                norm += conditional[k]
+            for m in range(n_opened):
+                mine = 1.0 if own == n_topics + m else 0.0
+                conditional[n_topics + m] = (
+                    (opened_word_counts[w, m] - mine + eta)
+                    / (opened_totals[m] - mine + n_words * eta)
+                    * (counts[n_topics + m] - mine + opened_alpha[m]))
+                norm += conditional[n_topics + m]
+            for k in range(n_topics):
+                entry_topic[j, k] += conditional[k] / norm
+            for m in range(n_opened):
+                entry_new[j, m] += conditional[n_topics + m] / norm
+            token += 1
+
+
+@njit(cache=True)
+def _hdp_document_passes(entry_word, entry_count, weights, alpha, n_topics, digamma_alpha,
+                         digamma_alpha_sum, alpha_sum, eta, n_words, stick_concentration,
+                         capacity, initial_seed, n_passes, record_from, z, entry_topic,
+                         entry_new, log_theta, new_counts, shared, opened_alpha,
+                         opened_word_counts, opened_totals, probabilities, chunk_sums):
+    """All passes of one document (module docstring). ``shared`` = [topics opened so far in
+    the minibatch, the rest a_*], updated in place with the opened topics' ``opened_alpha``
+    and counts."""
+    n_entries = entry_word.size
+    n_tokens = z.size
+    has_rest = alpha.size > n_topics
+    counts = np.zeros(n_topics + capacity)
+    conditional = np.empty(n_topics + capacity)
+    token_entry = np.empty(n_tokens, dtype=np.int64)
+    n = 0
+    for j in range(n_entries):
+        for _ in range(entry_count[j]):
+            token_entry[n] = j
+            n += 1
+    state = np.empty(1, dtype=np.uint64)
+    state[0] = initial_seed
+    n_chunks = (n_topics + CHUNK - 1) // CHUNK
+    probabilities[:] = 0.0
+    for n in range(n_tokens):  # Algorithm 2's initialisation, over the global topics
+        w = entry_word[token_entry[n]]
+        for k in range(n_topics):
+            probabilities[k] = weights[w, k]
+        k = _sample_topic(probabilities, chunk_sums, n_chunks, next_uniform(state))
+        z[n] = k
+        counts[k] += 1.0
+    order = np.empty(n_tokens, dtype=np.int64)
+    alpha_topics = np.ascontiguousarray(alpha[:n_topics])
+    for t in range(n_passes):
+        random_permutation(state, n_tokens, order)
+        for i in range(n_tokens):
+            n = order[i]
+            w = entry_word[token_entry[n]]
+            old = z[n]
+            counts[old] -= 1.0
+            if old >= n_topics:
+                opened_word_counts[w, old - n_topics] -= 1.0
+                opened_totals[old - n_topics] -= 1.0
+            for k in range(n_topics):
+                probabilities[k] = weights[w, k] * (counts[k] + alpha[k])
+            n_opened = int(shared[0])
+            for m in range(n_opened):
+                probabilities[n_topics + m] = (
+                    (opened_word_counts[w, m] + eta) / (opened_totals[m] + n_words * eta)
+                    * (counts[n_topics + m] + opened_alpha[m]))
+            used = n_topics + n_opened
+            if has_rest and n_opened < capacity:
+                probabilities[used] = shared[1] * weights[w, n_topics]
+                used += 1
+            k = _sample_topic(probabilities, chunk_sums, (used + CHUNK - 1) // CHUNK,
+                              next_uniform(state))
+            if k == n_topics + n_opened:  # a new topic: split the rest of the stick
+                stick = 1.0 - (1.0 - next_uniform(state)) ** (1.0 / stick_concentration)
+                opened_alpha[n_opened] = stick * shared[1]
+                shared[1] *= 1.0 - stick
+                shared[0] += 1.0
+            z[n] = k
+            counts[k] += 1.0
+            if k >= n_topics:
+                opened_word_counts[w, k - n_topics] += 1.0
+                opened_totals[k - n_topics] += 1.0
+        if t < record_from:
+            continue
+        n_opened = int(shared[0])
+        if n_opened == 0:
+            _record_factorised(0, n_entries, 0, entry_word, entry_count, weights, alpha_topics,
+                               counts, z, entry_topic)
+        else:
+            _record_opened(entry_word, entry_count, weights, alpha, n_topics, opened_alpha, eta,
+                           n_words, n_opened, counts, opened_word_counts, opened_totals, z,
+                           entry_topic, entry_new, conditional)
+        length_term = digamma_alpha_sum
+        for i in range(n_tokens):
+            length_term += 1.0 / (alpha_sum + i)
+        for k in range(n_topics):
+            value = digamma_alpha[k] - length_term
+            for i in range(int(counts[k])):
+                value += 1.0 / (alpha[k] + i)
+            log_theta[k] += value
+        for m in range(n_opened):
+            new_counts[t - record_from, m] = counts[n_topics + m]
+
+
+@njit(cache=True)
+def hdp_gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, weights, alpha, n_topics,
+                     digamma_alpha, digamma_alpha_sum, eta, n_words, stick_concentration,
+                     capacity, seed, minibatch, first_document, n_passes, record_from,
+                     token_topic, entry_topic, entry_new, doc_log_theta, new_counts,
+                     opened_alpha):
+    """All ``n_passes`` passes on every document, one document after the other, each with its
+    random stream (seed, minibatch, first_document + d) as `gibbs_estep.gibbs_sweeps`; returns
+    M, the number of topics opened.
+
+    ``weights`` U x (T + 1) (column T: the new-topic weight of each word; unused without a
+    rest), ``alpha`` T + 1 (or T: no rest, no growth), ``capacity``: most topics the minibatch
+    may open. Outputs: ``token_topic`` (tokens; opened topics numbered T, T + 1, ... in order of
+    opening), ``entry_topic`` (entries x T), ``entry_new`` (entries x capacity),
+    ``doc_log_theta`` (B x T), ``new_counts`` (B x R x capacity), ``opened_alpha`` (capacity:
+    the stick split at each opening)."""
+    n_docs = doc_ptr.size - 1
+    alpha_sum = 0.0  # a plain loop, as gibbs_sweeps
+    for k in range(alpha.size):
+        alpha_sum += alpha[k]
+    opened_word_counts = np.zeros((weights.shape[0], capacity))
+    opened_totals = np.zeros(capacity)
+    shared = np.zeros(2)
+    shared[1] = alpha[n_topics] if alpha.size > n_topics else 0.0
+    slots = n_topics + capacity + 1
+    probabilities = np.zeros(((slots + CHUNK - 1) // CHUNK) * CHUNK)
+    chunk_sums = np.empty((slots + CHUNK - 1) // CHUNK)
+    for d in range(n_docs):
+        first_entry, last_entry = doc_ptr[d], doc_ptr[d + 1]
+        _hdp_document_passes(
+            entry_word[first_entry:last_entry], entry_count[first_entry:last_entry], weights,
+            alpha, n_topics, digamma_alpha, digamma_alpha_sum, alpha_sum, eta, n_words,
+            stick_concentration, capacity, stream_seed(seed, minibatch, first_document + d),
+            n_passes, record_from, token_topic[token_ptr[d]:token_ptr[d + 1]],
+            entry_topic[first_entry:last_entry], entry_new[first_entry:last_entry],
+            doc_log_theta[d], new_counts[d], shared, opened_alpha, opened_word_counts,
+            opened_totals, probabilities, chunk_sums)
+    return int(shared[0])

@@ -1,0 +1,131 @@
+"""OnlineHDP (Dupuy 2017, section 3.4): reduction to LDA G-OEM, the growth step's probabilities,
+consistent padding, model files and exact resume, recovery of a planted corpus."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy import stats
+from scipy.special import digamma
+
+from streamtopics.corpus.synthetic import generate_synthetic
+from streamtopics.engine import initial_parameters
+from streamtopics.estimators import OnlineHDP, OnlineLDA, load_estimator
+from streamtopics.inference.alpha_updates import fixed_point_alpha
+from streamtopics.inference.estep_hdp import HDPGibbsEstimator
+from streamtopics.inference.minibatch import Minibatch
+from streamtopics.inference.stats import SufficientStats
+from streamtopics.inference.sticks import initial_sticks
+from streamtopics.kernels.hdp_estep import hdp_gibbs_sweeps
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    corpus, _ = generate_synthetic(n_topics=4, n_words=60, n_documents=300, mean_length=25,
+                                   alpha=0.2, seed=5)
+    return corpus
+
+
+def test_truncated_hdp_is_lda_g_oem_with_alpha_b_pi(corpus):
+    """initial_topics == max_topics: no rest, nothing opens, and HDP G-OEM is LDA G-OEM started
+    from alpha_0 = b pi_0 (the same beta_0 and random streams for the same seed)."""
+    hdp = OnlineHDP(initial_topics=4, max_topics=4, prune_share=0.0, doc_topic_prior=2.0,
+                    batch_size=50, local_passes=8, random_state=3).fit(corpus)
+    rng = np.random.default_rng(3)
+    initial_parameters(4, corpus.counts.shape[1], rng)
+    rng.integers(0, 2**63 - 1)
+    sticks = initial_sticks(4, rng, 1.0, 2.0, truncated=True)
+    assert sticks.sum() == pytest.approx(2.0)
+    lda = OnlineLDA(4, method="g-oem", doc_topic_prior=sticks, batch_size=50, local_passes=8,
+                    n_passes=1, random_state=3).fit(corpus)
+    np.testing.assert_allclose(hdp.components_, lda.components_, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(hdp.doc_topic_prior_, lda.doc_topic_prior_, rtol=1e-12)
+    assert hdp.n_topics_history_ == [4] * 6 and hdp.rest_weight_ == 0.0
+
+
+def test_first_token_conditional_matches_enumeration():
+    """One token, one pass, many random streams: the sampled topic follows the thesis'
+    conditional (p. 60) over the two topics and "new", (a_k beta_kw, a_* / V) normalised, by a
+    chi-square test; opening a topic splits the rest by a Beta(1, alpha) draw."""
+    batch = Minibatch.from_counts(sp.csr_matrix(([1.0], ([0], [0])), shape=(1, 10)))
+    alpha = np.array([0.5, 1.0, 0.7])
+    weights = np.array([[0.3, 0.05, 0.1]])
+    expected = np.array([0.5 * 0.3, 1.0 * 0.05, 0.7 * 0.1])
+    expected /= expected.sum()
+    seen = np.zeros(3)
+    splits = []
+    for stream in range(3000):
+        topic = np.zeros(1, dtype=np.int64)
+        opened_alpha = np.zeros(1)
+        hdp_gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr,
+                         weights, alpha, 2, digamma(alpha), float(digamma(alpha.sum())), 0.1, 10,
+                         2.0, 1, 7, stream, 0, 1, 0, topic, np.zeros((1, 2)), np.zeros((1, 1)),
+                         np.zeros((1, 2)), np.zeros((1, 1, 1)), opened_alpha)
+        seen[topic[0]] += 1
+        if topic[0] == 2:
+            splits.append(opened_alpha[0] / 0.7)
+    assert stats.chisquare(seen, 3000 * expected).pvalue > 1e-3
+    # pibar ~ Beta(1, 2): mean 1/3
+    assert stats.kstest(splits, stats.beta(1.0, 2.0).cdf).pvalue > 1e-3
+
+
+def test_cap_means_no_new_topic():
+    counts = sp.csr_matrix(np.full((50, 3), 4))
+    run = HDPGibbsEstimator(passes=4, max_topics=2).begin(Minibatch.from_counts(counts), 2, 0, 0)
+    run.advance(np.full((3, 3), 1.0 / 3), np.array([0.1, 0.1, 50.0]), 4)
+    assert run.statistics().n_topics == 2 and run.statistics().prior is None
+
+
+def test_padding_moves_no_parameter():
+    """After G4 padding, Minka's fixed point on the padded s returns a' (spec 1.8 a)."""
+    alpha = np.array([0.6, 0.3, 0.4])
+    running = SufficientStats(np.ones((5, 2)), np.zeros(3))
+    running.log_theta = fixed_point_alpha_inverse(alpha)
+    prior = np.array([0.6, 0.3, 0.1, 0.12, 0.18])
+    running.add_topics(prior)
+    assert running.raw.shape == (5, 4) and running.log_theta.size == 5
+    np.testing.assert_allclose(fixed_point_alpha(running.log_theta, start=1.3), prior, rtol=1e-10)
+
+
+def fixed_point_alpha_inverse(alpha):
+    from scipy.special import digamma
+    return digamma(alpha) - digamma(alpha.sum())
+
+
+def test_model_file_round_trip_and_exact_resume(corpus, tmp_path):
+    """Save after 3 steps, load, continue: the same model as 6 uninterrupted steps, bit for bit."""
+    counts = corpus.counts.tocsr()
+    make = lambda: OnlineHDP(max_topics=12, batch_size=50, local_passes=8, random_state=1)
+    straight = make()
+    for start in range(0, 300, 50):
+        straight.partial_fit(counts[start:start + 50])
+    first = make()
+    for start in range(0, 150, 50):
+        first.partial_fit(counts[start:start + 50])
+    first.save(tmp_path / "hdp.npz")
+    resumed = load_estimator(tmp_path / "hdp.npz")
+    assert isinstance(resumed, OnlineHDP) and resumed.n_topics_ == first.n_topics_
+    np.testing.assert_array_equal(resumed.components_, first.components_)
+    np.testing.assert_array_equal(resumed.transform(counts[:20]), first.transform(counts[:20]))
+    for start in range(150, 300, 50):
+        resumed.partial_fit(counts[start:start + 50])
+    np.testing.assert_array_equal(resumed.components_, straight.components_)
+    np.testing.assert_array_equal(resumed.topic_weights_, straight.topic_weights_)
+    assert resumed.n_topics_history_ == straight.n_topics_history_
+    assert straight.n_topics_history_[0] >= 2 and max(straight.n_topics_history_) <= 12
+
+
+def test_growth_from_two_topics_helps_on_a_planted_corpus():
+    """6 planted topics with unequal weights: HDP G-OEM, started from T = 2, opens topics, and
+    its held-out likelihood (the rest of the stick scored as one uniform topic, spec G8) beats
+    LDA G-OEM with K = 2, the model it starts as."""
+    weights = 0.8 ** np.arange(6)
+    corpus, _ = generate_synthetic(n_topics=6, n_words=200, n_documents=2300, mean_length=50,
+                                   alpha=3 * weights / weights.sum(), topic_concentration=0.05,
+                                   seed=1)
+    train, test = corpus.counts[:2000], corpus.counts[2000:]
+    hdp = OnlineHDP(max_topics=30, batch_size=100, local_passes=10, random_state=1).fit(train)
+    lda = OnlineLDA(2, batch_size=100, local_passes=10, random_state=1).fit(train)
+    assert 4 <= np.sum(hdp.topic_weights_ > 0.01) <= 12
+    assert hdp.score(test) > lda.score(test) * 0.99   # log-likelihoods are negative
