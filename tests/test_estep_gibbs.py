@@ -1,5 +1,6 @@
 """The local Gibbs E-step of G-OEM (Algorithm 2): kernel == NumPy twin, factorised == dense
-recording, thread-count independence, and the expectations against exact enumeration."""
+recording, thread-count independence, and the expectations against exact enumeration (dense
+and sparse kernels; the sparse kernel's own tests are in test_estep_gibbs_sparse.py)."""
 
 import itertools
 
@@ -13,21 +14,26 @@ from streamtopics.inference.estep_gibbs import GibbsEstimator
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.kernels.gibbs_estep import (RECORD_CONDITIONALS, RECORD_DENSE, _sample_topic,
                                               gibbs_sweeps)
+from streamtopics.kernels.gibbs_estep_sparse import sparse_gibbs_sweeps
 
 from helpers import numba_threads, random_minibatch
 
 
-def run_kernel(batch, weights, alpha, passes, record_from, mode=RECORD_CONDITIONALS, seed=7, minibatch=3):
+KERNELS = {"dense": gibbs_sweeps, "sparse": sparse_gibbs_sweeps}
+
+
+def run_kernel(batch, weights, alpha, passes, record_from, mode=RECORD_CONDITIONALS, seed=7, minibatch=3,
+               kernel=gibbs_sweeps):
     n_topics = alpha.size
     state = dict(token_topic=np.zeros(batch.n_tokens, dtype=np.int64),
                  doc_topic_counts=np.zeros((batch.n_documents, n_topics)),
                  rng_state=np.zeros(batch.n_documents, dtype=np.uint64),
                  entry_topic=np.zeros((batch.n_entries, n_topics)),
                  doc_log_theta=np.zeros((batch.n_documents, n_topics)))
-    gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr, weights, alpha,
-                 digamma(alpha), float(digamma(alpha.sum())), seed, minibatch, batch.first_document,
-                 0, passes, record_from, mode, state["token_topic"], state["doc_topic_counts"],
-                 state["rng_state"], state["entry_topic"], state["doc_log_theta"])
+    kernel(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr, weights, alpha,
+           digamma(alpha), float(digamma(alpha.sum())), seed, minibatch, batch.first_document,
+           0, passes, record_from, mode, state["token_topic"], state["doc_topic_counts"],
+           state["rng_state"], state["entry_topic"], state["doc_log_theta"])
     return state
 
 
@@ -76,26 +82,28 @@ def test_factorised_recording_matches_dense_reference():
     np.testing.assert_allclose(fast["entry_topic"], dense["entry_topic"], rtol=1e-10, atol=1e-12)
 
 
-def test_same_result_for_one_and_two_threads():
+@pytest.mark.parametrize("sampler", KERNELS)
+def test_same_result_for_one_and_two_threads(sampler):
     rng = np.random.default_rng(2)
     batch = random_minibatch(rng, n_docs=40, n_words=30, mean_length=20)
     weights = rng.random((batch.words.size, 10))
     alpha = np.full(10, 0.1)
     with numba_threads(1):
-        one = run_kernel(batch, weights, alpha, passes=6, record_from=4)
+        one = run_kernel(batch, weights, alpha, passes=6, record_from=4, kernel=KERNELS[sampler])
     with numba_threads(2):
-        two = run_kernel(batch, weights, alpha, passes=6, record_from=4)
+        two = run_kernel(batch, weights, alpha, passes=6, record_from=4, kernel=KERNELS[sampler])
     for name in one:
         np.testing.assert_array_equal(one[name], two[name])
 
 
-def test_advancing_pass_by_pass_equals_one_run():
+@pytest.mark.parametrize("sampler", KERNELS)
+def test_advancing_pass_by_pass_equals_one_run(sampler):
     """With the parameters unchanged, the boosted schedule of calls gives the plain result."""
     rng = np.random.default_rng(3)
     batch = random_minibatch(rng, n_docs=6, n_words=8, mean_length=6)
     weights = rng.random((batch.words.size, 4))
     alpha = np.full(4, 0.3)
-    estimator = GibbsEstimator(passes=10)
+    estimator = GibbsEstimator(passes=10, sampler=sampler)
     whole = estimator.begin(batch, 4, seed=5, minibatch_index=2)
     whole.advance(weights, alpha, 10)
     stepped = estimator.begin(batch, 4, seed=5, minibatch_index=2)
@@ -126,17 +134,18 @@ def exact_expectations(beta, alpha, words):
     return np.tensordot(weights, np.array(s1), 1), weights @ np.array(s2)
 
 
-def test_expectations_match_exact_enumeration():
+@pytest.mark.parametrize("sampler", KERNELS)
+def test_expectations_match_exact_enumeration(sampler):
     """Tiny model (V = 5, K = 2, documents of <= 5 tokens): the per-document estimates of
     Algorithm 2 (P = 20) averaged over 3000 independent chains equal the exact posterior
-    expectations within 5 Monte Carlo standard errors."""
+    expectations within 5 Monte Carlo standard errors, for either kernel."""
     beta = np.array([[0.5, 0.3, 0.1, 0.05, 0.05], [0.05, 0.1, 0.15, 0.3, 0.4]])
     alpha = np.array([0.3, 0.6])
     documents = [[0, 0, 4], [0, 1, 3, 4, 4], [2, 2, 1, 3]]
     copies = 3000
     counts = np.array([np.bincount(doc, minlength=5) for doc in documents for _ in range(copies)])
     batch = Minibatch.from_counts(sp.csr_matrix(counts))
-    run = GibbsEstimator(passes=20).begin(batch, 2, seed=11, minibatch_index=0)
+    run = GibbsEstimator(passes=20, sampler=sampler).begin(batch, 2, seed=11, minibatch_index=0)
     run.advance(beta[:, batch.words].T, alpha, 20)
     entry = run.entry_expectations()
     log_theta = run.doc_log_theta / run.n_recorded
@@ -155,9 +164,10 @@ def test_expectations_match_exact_enumeration():
         np.testing.assert_allclose(per_doc_s1.sum(axis=1), np.tile(np.bincount(doc, minlength=5), (copies, 1)))
 
 
-def test_corner_cases_empty_document_single_word_unseen_word():
+@pytest.mark.parametrize("sampler", KERNELS)
+def test_corner_cases_empty_document_single_word_unseen_word(sampler):
     batch = Minibatch.from_counts(sp.csr_matrix(np.array([[0], [3], [0]])))
-    run = GibbsEstimator(passes=4).begin(batch, 3, seed=0, minibatch_index=0)
+    run = GibbsEstimator(passes=4, sampler=sampler).begin(batch, 3, seed=0, minibatch_index=0)
     alpha = np.array([0.1, 0.2, 0.3])
     run.advance(np.zeros((1, 3)), alpha, 4)  # an all-zero word column is weighted uniformly
     stats = run.statistics()

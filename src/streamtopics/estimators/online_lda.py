@@ -29,6 +29,7 @@ from ..corpus.growth import (VOCABULARY_FULL, admitted_words, checked_new_words,
 from ..corpus.preprocess import UNKNOWN, load_stopwords
 from ..engine import OnlineEM, initial_parameters
 from ..errors import InputError
+from ..inference.estep_gibbs import SAMPLERS
 from ..inference.minibatch import Minibatch
 from ..kernels.random import content_key
 from ..inference.presets import (PRESETS, Method, PartSettings, build_parts,
@@ -154,6 +155,10 @@ class OnlineLDA(TopicModelEstimator):
         decreasing count in that minibatch, ties by first appearance, and the others are dropped
         and counted in ``text_report_.tokens_dropped`` under `VOCABULARY_FULL`. The same rule
         picks the first vocabulary when `partial_fit_text` starts the model (`corpus.growth`).
+    local_sampler : the kernel of the local Gibbs step (Gibbs methods): "sparse" (O(topics in
+        the document) per token), "dense" (O(K), the reference) or "auto" (the default: sparse
+        from `streamtopics.inference.estep_gibbs.SPARSE_MIN_TOPICS` topics on). Both sample
+        the same conditionals; their chains, hence the models, differ for the same seed.
 
     Fitted attributes: ``components_`` (K x V; E_q[beta] for Bayesian methods),
     ``doc_topic_prior_`` (K), ``lambda_`` (Bayesian methods: lambda, K x V; None otherwise),
@@ -170,7 +175,7 @@ class OnlineLDA(TopicModelEstimator):
                  averaging: bool = False, n_passes="auto", doc_topic_prior=None,
                  random_state=None, corpus_size=None, topic_word_prior=None,
                  update_topic_word_prior: bool = False, grow_vocabulary: bool = False,
-                 max_vocabulary=None, n_init: int = 1):
+                 max_vocabulary=None, n_init: int = 1, local_sampler: str = "auto"):
         self.n_topics = n_topics
         self.method = method
         self.batch_size = batch_size
@@ -187,6 +192,7 @@ class OnlineLDA(TopicModelEstimator):
         self.grow_vocabulary = grow_vocabulary
         self.max_vocabulary = max_vocabulary
         self.n_init = n_init
+        self.local_sampler = local_sampler
 
     # --- parameters ----------------------------------------------------------------------------
     # Checked once, when training starts (`validation.validate_parameters`). The step size's
@@ -209,6 +215,7 @@ class OnlineLDA(TopicModelEstimator):
         "grow_vocabulary": [BOOLEAN],
         "max_vocabulary": [None, Interval(Integral, 1, None)],
         "n_init": [Interval(Integral, 1, None)],
+        "local_sampler": [Options(SAMPLERS)],
     }
     _parameter_symbols = {**TopicModelEstimator._parameter_symbols, "step_offset": "tau0",
                           "step_decay": "kappa", "corpus_size": "D, the documents of the corpus"}
@@ -228,7 +235,8 @@ class OnlineLDA(TopicModelEstimator):
                             step_decay=float(self.step_decay),
                             corpus_size=None if size is None else int(size),
                             topic_word_prior=float(eta),
-                            update_topic_word_prior=bool(self.update_topic_word_prior))
+                            update_topic_word_prior=bool(self.update_topic_word_prior),
+                            local_sampler=self.local_sampler)
 
     # --- training ------------------------------------------------------------------------------
     def _first_step_rows(self, method: Method) -> int:

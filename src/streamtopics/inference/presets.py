@@ -57,7 +57,8 @@ class PartSettings:
     ``local_passes``: P of the local estimator; ``step_offset``, ``step_decay``: tau0 and kappa
     of the polynomial step size; ``corpus_size``: D of Bayesian topics (None: unknown);
     ``topic_word_prior``: eta, already resolved (`default_topic_word_prior`);
-    ``update_topic_word_prior``: Newton steps on eta (Bayesian topics)."""
+    ``update_topic_word_prior``: Newton steps on eta (Bayesian topics); ``local_sampler``: the
+    kernel of the local Gibbs step, "auto", "sparse" or "dense" (`GibbsEstimator.sampler`)."""
 
     local_passes: int = 20
     step_offset: float = 0.0
@@ -65,6 +66,7 @@ class PartSettings:
     corpus_size: int | None = None
     topic_word_prior: float | None = None
     update_topic_word_prior: bool = False
+    local_sampler: str = "auto"
 
     @classmethod
     def of(cls, settings: "PartSettings | Mapping[str, Any]") -> "PartSettings":
@@ -87,9 +89,10 @@ def _factory(build: Callable[[PartSettings], Any]) -> Callable[[Any], Any]:
 Factory = Callable[["PartSettings | Mapping[str, Any]"], Any]
 
 LOCAL_ESTIMATORS: dict[str, Factory] = {
-    "gibbs": _factory(lambda s: GibbsEstimator(passes=s.local_passes)),
+    "gibbs": _factory(lambda s: GibbsEstimator(passes=s.local_passes, sampler=s.local_sampler)),
     "gibbs-last-sample": _factory(lambda s: GibbsEstimator(passes=s.local_passes,
-                                                           last_sample=True)),
+                                                           last_sample=True,
+                                                           sampler=s.local_sampler)),
     "variational": _factory(lambda s: VariationalEstimator(passes=s.local_passes)),
 }
 GLOBAL_PARAMETERS: dict[str, Factory] = {

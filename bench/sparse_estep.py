@@ -1,0 +1,181 @@
+"""Sparse against dense local Gibbs E-step of G-OEM, next to gensim's LdaModel, same run (issue 12).
+
+For every corpus (train split, first ``--train-documents``; test split, first
+``--test-documents``) and K, one pass of
+
+* ``G-OEM dense``: ``OnlineLDA(K, method="g-oem", batch_size=100, local_passes=20, n_passes=1,
+  local_sampler="dense")``, the O(K)-per-token reference kernel;
+* ``G-OEM sparse``: the same with ``local_sampler="sparse"`` (O(topics in the document) per
+  token; what ``"auto"`` picks from K = 32 on);
+* ``gensim LdaModel``: one pass at its defaults (chunksize 2000, iterations 50, offset 1), and
+  with chunksize 256;
+
+reporting training documents/s, the ratio to each gensim run, the time inside the Gibbs kernel
+per token x local pass (and per token x pass x topic), and the held-out log-perplexity per
+document (left-to-right, 10 particles, the same seed for every model so differences are paired)
+with the paired standard error of the difference to the dense kernel: the sparse kernel must
+not change the answer beyond noise. One thread (numba, BLAS); each streamtopics timing is the
+best of ``--repeats`` fits (the machine may be shared); numba compilation is done beforehand.
+
+Usage: python bench/sparse_estep.py [--corpora debian newsarticles] [--topics 10 100]
+           [--train-documents 6000] [--test-documents 300] [--repeats 2] [--no-gensim]
+Writes bench/results/sparse_estep.{json,md} and prints the table.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import streamtopics.inference.estep_gibbs as estep_gibbs  # noqa: E402
+from streamtopics import read_corpus_dir  # noqa: E402
+from streamtopics.estimators import OnlineLDA  # noqa: E402
+from streamtopics.evaluation import left_to_right  # noqa: E402
+
+RESULTS = Path(__file__).parent / "results"
+CORPORA = next((parent / "shared" / "corpora" for parent in Path(__file__).resolve().parents
+                if (parent / "shared" / "corpora").is_dir()), Path("shared") / "corpora")
+LOCAL_PASSES = 20
+
+
+class KernelClock:
+    """Adds up the time spent inside the Gibbs E-step kernels (both are wrapped where
+    `GibbsRun.advance` looks them up)."""
+
+    def __init__(self):
+        self.seconds = 0.0
+        for name in ("gibbs_sweeps", "sparse_gibbs_sweeps"):
+            setattr(estep_gibbs, name, self._timed(getattr(estep_gibbs, name)))
+
+    def _timed(self, kernel):
+        def timed(*args):
+            started = time.perf_counter()
+            kernel(*args)
+            self.seconds += time.perf_counter() - started
+        return timed
+
+
+def fit_goem(train, n_topics, sampler, clock):
+    model = OnlineLDA(n_topics, method="g-oem", batch_size=100, local_passes=LOCAL_PASSES,
+                      n_passes=1, random_state=0, local_sampler=sampler)
+    clock.seconds = 0.0
+    started = time.perf_counter()
+    model.fit(train)
+    return time.perf_counter() - started, clock.seconds, model.components_, model.doc_topic_prior_
+
+
+def fit_gensim(train, n_topics, chunksize):
+    from gensim.models import LdaModel
+    counts = train.counts
+    bow = [list(zip(counts.indices[counts.indptr[d]:counts.indptr[d + 1]].tolist(),
+                    counts.data[counts.indptr[d]:counts.indptr[d + 1]].tolist()))
+           for d in range(counts.shape[0])]
+    id2word = {i: str(w) for i, w in enumerate(train.vocabulary)}
+    started = time.perf_counter()
+    model = LdaModel(bow, num_topics=n_topics, id2word=id2word, passes=1, chunksize=chunksize,
+                     eval_every=None, random_state=0)
+    seconds = time.perf_counter() - started
+    return seconds, None, model.get_topics(), np.asarray(model.alpha, dtype=np.float64)
+
+
+def measure(corpus_name, n_topics, args, clock):
+    train = read_corpus_dir(CORPORA / corpus_name, "train")[:args.train_documents]
+    test = read_corpus_dir(CORPORA / corpus_name, "test")[:args.test_documents]
+    n_docs, n_tokens = train.n_documents, train.n_tokens
+    runs = {}
+    for sampler in ("dense", "sparse"):
+        runs[f"G-OEM {sampler}"] = min((fit_goem(train, n_topics, sampler, clock)
+                                        for _ in range(args.repeats)), key=lambda run: run[0])
+    if not args.no_gensim:
+        runs["gensim LdaModel (defaults: chunksize 2000)"] = fit_gensim(train, n_topics, 2000)
+        runs["gensim LdaModel (chunksize 256)"] = fit_gensim(train, n_topics, 256)
+    scores = {name: np.asarray(left_to_right(beta, alpha, test, n_particles=10, seed=0)
+                               .log_likelihoods) for name, (_, _, beta, alpha) in runs.items()}
+    rows = []
+    for name, (seconds, kernel, _, _) in runs.items():
+        difference = scores["G-OEM dense"] - scores[name]
+        row = {"corpus": corpus_name, "K": n_topics, "method": name, "documents": n_docs,
+               "tokens": n_tokens, "seconds": seconds, "documents_per_second": n_docs / seconds,
+               "log_perplexity_per_document": float(-scores[name].mean()),
+               "dense_better_by": float(difference.mean()),
+               "paired_se": float(difference.std(ddof=1) / np.sqrt(difference.size))}
+        if kernel is not None:
+            token_passes = n_tokens * LOCAL_PASSES
+            row["kernel_seconds"] = kernel
+            row["kernel_ns_per_token_pass"] = kernel / token_passes * 1e9
+            row["kernel_ns_per_token_pass_topic"] = kernel / token_passes / n_topics * 1e9
+        for reference in runs:
+            if reference.startswith("gensim"):
+                row[f"speed vs {reference}"] = runs[reference][0] / seconds
+        row["speed vs G-OEM dense"] = runs["G-OEM dense"][0] / seconds
+        rows.append(row)
+        print(f"{corpus_name:12} K={n_topics:<4} {name:44} {seconds:7.2f} s "
+              f"{row['log_perplexity_per_document']:10.2f} "
+              f"(dense better by {row['dense_better_by']:+.2f} ± {row['paired_se']:.2f})", flush=True)
+    return rows
+
+
+def markdown(rows, test_documents):
+    lines = ["| corpus | K | method | train s | docs/s | x gensim defaults | x gensim 256 | "
+             "x dense | kernel ns / token-pass | ns / token-pass-topic | held-out log-perplexity "
+             f"/ doc ({test_documents} test docs) | dense better by (± paired SE) |",
+             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+
+    def number(value, digits=2):
+        return "" if value is None else f"{value:.{digits}f}"
+
+    for row in rows:
+        lines.append(
+            f"| {row['corpus']} | {row['K']} | {row['method']} | {row['seconds']:.2f} | "
+            f"{row['documents_per_second']:.0f} | "
+            f"{number(row.get('speed vs gensim LdaModel (defaults: chunksize 2000)'))} | "
+            f"{number(row.get('speed vs gensim LdaModel (chunksize 256)'))} | "
+            f"{row['speed vs G-OEM dense']:.2f} | {number(row.get('kernel_ns_per_token_pass'), 1)} | "
+            f"{number(row.get('kernel_ns_per_token_pass_topic'), 3)} | "
+            f"{row['log_perplexity_per_document']:.2f} | "
+            f"{row['dense_better_by']:+.2f} ± {row['paired_se']:.2f} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--corpora", nargs="+", default=["debian", "newsarticles"])
+    parser.add_argument("--topics", type=int, nargs="+", default=[10, 100])
+    parser.add_argument("--train-documents", type=int, default=6000)
+    parser.add_argument("--test-documents", type=int, default=300)
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--no-gensim", action="store_true")
+    args = parser.parse_args()
+    clock = KernelClock()
+    warm_up = read_corpus_dir(CORPORA / args.corpora[0], "train")[:200]
+    for sampler in ("dense", "sparse"):  # compile outside the timing
+        fit_goem(warm_up, 40, sampler, clock)
+    rows = [row for corpus in args.corpora for n_topics in args.topics
+            for row in measure(corpus, n_topics, args, clock)]
+    table = markdown(rows, args.test_documents)
+    RESULTS.mkdir(exist_ok=True)
+    settings = {key: value for key, value in vars(args).items()}
+    (RESULTS / "sparse_estep.json").write_text(json.dumps(
+        {"settings": settings, "threads": 1, "machine": platform.processor() or platform.machine(),
+         "rows": rows}, indent=2))
+    (RESULTS / "sparse_estep.md").write_text(
+        f"# Sparse vs dense local Gibbs E-step (one thread, one pass, P = {LOCAL_PASSES}, "
+        f"minibatches of 100)\n\nCommand: python bench/sparse_estep.py "
+        f"--corpora {' '.join(args.corpora)} --topics {' '.join(map(str, args.topics))} "
+        f"--train-documents {args.train_documents} --test-documents {args.test_documents} "
+        f"--repeats {args.repeats}{' --no-gensim' if args.no_gensim else ''}\n\n{table}\n")
+    print(table)
+
+
+if __name__ == "__main__":
+    main()

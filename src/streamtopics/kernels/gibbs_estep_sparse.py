@@ -1,0 +1,310 @@
+"""Sparse local Gibbs E-step of G-OEM: Algorithm 2 (Dupuy & Bach 2016) at O(topics in the
+document) per token instead of O(K).
+
+The conditional of equation 5 / 15 splits in two buckets (SparseLDA, Yao, Mimno & McCallum
+2009; DESIGN.md, performance notes):
+
+    p(z_n = k | z_-n) proportional to beta_wk (N_-n,k + alpha_k)
+                                      = beta_wk N_-n,k  +  beta_wk alpha_k
+                                        (document bucket)  (smoothing bucket)
+
+beta and alpha are fixed during one call, so the smoothing bucket depends only on the word w:
+its cumulative sums over k are built once per distinct word of the minibatch per call
+(`_word_tables`), and its total s_w is the last of them. The document bucket is non-zero only
+on the topics present in the document, kept as an ascending list. A token draws u, sets
+target = u (r + s_w) with r = sum over present topics of beta_wk N_-n,k, and picks in the
+document bucket (walking the present topics in ascending order) if target < r, else in the
+smoothing bucket (binary search of target - r in the word's cumulative sums). The initial
+sample z^0 ~ Mult(beta_w / sum_k beta_wk) uses the word's cumulative sums of beta_wk the same
+way. The random numbers are consumed exactly as by the dense kernel (one uniform per token and
+the same permutations), but a uniform maps to a topic differently, so the chains differ from
+the dense kernel's while sampling the same conditionals (tests/test_estep_gibbs_sparse.py).
+
+Recording (Algorithm 2, final loop), RECORD_CONDITIONALS: with m_k = N_dk^t + alpha_k and
+Z_n = sum_k beta_wk m_k - beta_{w z_n}, the averaged conditional of an entry j (word w) adds
+sum_n beta_wk (m_k - [z_n = k]) / Z_n = beta_wk N_dk^t S_j - sum_n [z_n = k] beta_wk / Z_n
++ beta_wk alpha_k S_j with S_j = sum_n 1 / Z_n: the first two terms touch present topics only
+each recorded pass, the last is added once per call (`_add_smoothing_part`). RECORD_SAMPLE adds
+the sample. s2 (appendix A.3) adds sum_{i < N_dk} 1 / (alpha_k + i) for the present topics each
+recorded pass and digamma(alpha_k) - digamma(sum alpha + N_d) (times the recorded passes) once
+per call. Documents restricted by a topic mask run the dense restricted path of
+`kernels.gibbs_estep` (O(allowed topics) per token already).
+
+The layout of the minibatch, the state carried between calls and the accumulators are those of
+`kernels.gibbs_estep.gibbs_sweeps`; results are bit-identical for any number of threads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .gibbs_estep import (NO_MASK_VALUES, RECORD_CONDITIONALS, RECORD_SAMPLE,
+                          _record_sample, _restricted_document_passes)
+from .random import next_uniform, random_permutation, stream_seed
+from .topic_mask import NO_MASK_PTR, NO_MASK_TOPICS, allowed_topics
+
+
+@njit(cache=True, parallel=True)
+def _word_tables(word_topic_weights, alpha, with_initial):
+    """Per local word w, the cumulative sums over k of beta_wk alpha_k (U x K) and, if
+    ``with_initial``, of beta_wk (for the initial sample; else an empty U x 0 array)."""
+    n_words, n_topics = word_topic_weights.shape
+    smoothing = np.empty((n_words, n_topics))
+    initial = np.empty((n_words, n_topics if with_initial else 0))
+    for w in prange(n_words):
+        weights = word_topic_weights[w]
+        total = 0.0
+        for k in range(n_topics):
+            total += weights[k] * alpha[k]
+            smoothing[w, k] = total
+        if with_initial:
+            total = 0.0
+            for k in range(n_topics):
+                total += weights[k]
+                initial[w, k] = total
+    return smoothing, initial
+
+
+@njit(cache=True, inline="always")
+def _search_cumulative(table, w, target):
+    """The first k with table[w, k] > target (``table`` holds cumulative sums per row w, the
+    total is table[w, K - 1] > 0 and 0 <= target): a branch-free binary search, then, if rounding
+    put ``target`` at or past the total, the last topic of positive increment."""
+    n_topics = table.shape[1]
+    base = 0
+    size = n_topics
+    while size > 1:
+        half = size >> 1
+        base = base + half if table[w, base + half - 1] <= target else base
+        size -= half
+    if target >= table[w, n_topics - 1]:
+        while base > 0 and table[w, base] == table[w, base - 1]:
+            base -= 1
+    return base
+
+
+@njit(cache=True, inline="always")
+def _sample_present_or_smoothing(present_weights, j, present_counts, n_present, prefix,
+                                 smoothing_table, w, u):
+    """Position in the present list (>= 0) or, encoded as -1 - k, the topic k of the smoothing
+    bucket, drawn proportionally to beta_wk (N_-n,k + alpha_k) from the uniform ``u``.
+
+    ``present_weights[i, j]`` = beta_wk of the i-th present topic for entry j (word w),
+    ``present_counts[i]`` its count N_-n,k. The document bucket is the running sum of
+    beta_wk N_-n,k over the present list (``prefix``); the pick is the number of running sums
+    <= target (branch-free), which skips zero-mass topics."""
+    document_mass = 0.0
+    for i in range(n_present):
+        document_mass += present_weights[i, j] * present_counts[i]
+        prefix[i] = document_mass
+    target = u * (document_mass + smoothing_table[w, smoothing_table.shape[1] - 1])
+    if target < document_mass:
+        position = 0
+        for i in range(n_present):
+            position += prefix[i] <= target
+        return position
+    return -1 - _search_cumulative(smoothing_table, w, target - document_mass)
+
+
+@njit(cache=True)
+def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothing_table,
+                            initial_table, alpha, digamma_alpha, digamma_alpha_sum, alpha_sum,
+                            initial_seed, first_pass, n_passes, record_from, record_mode, z,
+                            counts, state, entry_topic, log_theta):
+    """`kernels.gibbs_estep._document_passes` with the two-bucket sampler (module docstring).
+
+    The present topics are an ascending list (``present``; ``position[k]`` its index or -1),
+    so the draws depend on the set of present topics only, not on the history of calls;
+    alongside, their counts and a compact copy of the document's weights (present topics x
+    entries), so a token reads n_present contiguous numbers. ``counts`` (K) is written back at
+    the end."""
+    n_entries = entry_word.size
+    n_tokens = z.size
+    n_topics = alpha.size
+    token_entry = np.empty(n_tokens, dtype=np.int64)
+    n = 0
+    for j in range(n_entries):
+        for _ in range(entry_count[j]):
+            token_entry[n] = j
+            n += 1
+    if first_pass == 0:
+        state[0] = initial_seed
+        counts[:] = 0.0
+        for n in range(n_tokens):
+            w = entry_word[token_entry[n]]
+            k = _search_cumulative(initial_table, w,
+                                   next_uniform(state) * initial_table[w, n_topics - 1])
+            z[n] = k
+            counts[k] += 1.0
+    present = np.empty(n_topics, dtype=np.int64)
+    position = np.full(n_topics, -1, dtype=np.int64)
+    present_counts = np.empty(n_topics)
+    present_weights = np.empty((n_topics, n_entries))
+    n_present = 0
+    for k in range(n_topics):
+        if counts[k] > 0.0:
+            n_present = _enter(k, n_present, present, position, present_counts,
+                               present_weights, entry_word, word_topic_weights)
+            present_counts[position[k]] = counts[k]
+    prefix = np.empty(n_topics)
+    order = np.empty(n_tokens, dtype=np.int64)
+    inverse_sums = np.zeros(n_entries)
+    n_recorded = 0
+    for t in range(first_pass, first_pass + n_passes):
+        random_permutation(state, n_tokens, order)
+        for i in range(n_tokens):
+            n = order[i]
+            j = token_entry[n]
+            p = position[z[n]]
+            present_counts[p] -= 1.0
+            if present_counts[p] == 0.0:
+                n_present = _leave(p, n_present, present, position, present_counts,
+                                   present_weights)
+            p = _sample_present_or_smoothing(present_weights, j, present_counts, n_present,
+                                             prefix, smoothing_table, entry_word[j],
+                                             next_uniform(state))
+            if p < 0:
+                k = -1 - p
+                p = position[k]
+                if p < 0:
+                    n_present = _enter(k, n_present, present, position, present_counts,
+                                       present_weights, entry_word, word_topic_weights)
+                    p = position[k]
+            z[n] = present[p]
+            present_counts[p] += 1.0
+        if t < record_from:
+            continue
+        n_recorded += 1
+        if record_mode == RECORD_SAMPLE:
+            _record_sample(0, n_entries, 0, entry_count, z, entry_topic)
+        else:
+            _record_present_part(entry_word, entry_count, smoothing_table, present,
+                                 present_counts, present_weights, n_present, position, z,
+                                 entry_topic, inverse_sums)
+        for i in range(n_present):
+            k = present[i]
+            value = 0.0
+            for m in range(int(present_counts[i])):
+                value += 1.0 / (alpha[k] + m)
+            log_theta[k] += value
+    counts[:] = 0.0
+    for i in range(n_present):
+        counts[present[i]] = present_counts[i]
+    if n_recorded == 0:
+        return
+    if record_mode == RECORD_CONDITIONALS:
+        _add_smoothing_part(entry_word, word_topic_weights, alpha, inverse_sums, entry_topic)
+    length_term = digamma_alpha_sum
+    for i in range(n_tokens):
+        length_term += 1.0 / (alpha_sum + i)
+    for k in range(n_topics):
+        log_theta[k] += n_recorded * (digamma_alpha[k] - length_term)
+
+
+@njit(cache=True, inline="always")
+def _enter(k, n_present, present, position, present_counts, present_weights, entry_word,
+           word_topic_weights):
+    """Insert topic ``k`` (count 0) into the ascending present list, moving the later topics'
+    counts and weight rows one place on; returns the new size."""
+    q = n_present
+    while q > 0 and present[q - 1] > k:
+        moved = present[q - 1]
+        present[q] = moved
+        position[moved] = q
+        present_counts[q] = present_counts[q - 1]
+        present_weights[q, :] = present_weights[q - 1, :]
+        q -= 1
+    present[q] = k
+    position[k] = q
+    present_counts[q] = 0.0
+    for j in range(entry_word.size):
+        present_weights[q, j] = word_topic_weights[entry_word[j], k]
+    return n_present + 1
+
+
+@njit(cache=True, inline="always")
+def _leave(p, n_present, present, position, present_counts, present_weights):
+    """Remove the topic at index ``p`` of the present list, moving the later ones one place
+    back; returns the new size."""
+    position[present[p]] = -1
+    for q in range(p, n_present - 1):
+        moved = present[q + 1]
+        present[q] = moved
+        position[moved] = q
+        present_counts[q] = present_counts[q + 1]
+        present_weights[q, :] = present_weights[q + 1, :]
+    return n_present - 1
+
+
+@njit(cache=True, inline="always")
+def _record_present_part(entry_word, entry_count, smoothing_table, present, present_counts,
+                         present_weights, n_present, position, token_topic, entry_topic,
+                         inverse_sums):
+    """The present-topic terms of one pass's recorded conditionals (module docstring):
+    beta_wk N_dk S_j - sum_n [z_n = k] beta_wk / Z_n per entry j, and S_j added to
+    ``inverse_sums``."""
+    token = 0
+    for j in range(entry_word.size):
+        norm = smoothing_table[entry_word[j], smoothing_table.shape[1] - 1]
+        for i in range(n_present):
+            norm += present_weights[i, j] * present_counts[i]
+        inverse_sum = 0.0
+        row = entry_topic[j]
+        for _ in range(entry_count[j]):
+            k = token_topic[token]
+            weight = present_weights[position[k], j]
+            inverse = 1.0 / (norm - weight)
+            inverse_sum += inverse
+            row[k] -= weight * inverse
+            token += 1
+        for i in range(n_present):
+            row[present[i]] += inverse_sum * present_weights[i, j] * present_counts[i]
+        inverse_sums[j] += inverse_sum
+
+
+@njit(cache=True, inline="always")
+def _add_smoothing_part(entry_word, word_topic_weights, alpha, inverse_sums, entry_topic):
+    """beta_wk alpha_k S_j for every entry j and topic k, once per call."""
+    for j in range(entry_word.size):
+        weights = word_topic_weights[entry_word[j]]
+        row = entry_topic[j]
+        scale = inverse_sums[j]
+        for k in range(alpha.size):
+            row[k] += scale * weights[k] * alpha[k]
+
+
+@njit(cache=True, parallel=True)
+def sparse_gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights, alpha,
+                        digamma_alpha, digamma_alpha_sum, seed, minibatch, first_document,
+                        first_pass, n_passes, record_from, record_mode,
+                        token_topic, doc_topic_counts, rng_state, entry_topic, doc_log_theta,
+                        mask_ptr=NO_MASK_PTR, mask_topics=NO_MASK_TOPICS,
+                        mask_digamma_alpha_sum=NO_MASK_VALUES):
+    """`kernels.gibbs_estep.gibbs_sweeps` (same arguments, state and accumulators) with the
+    sparse two-bucket sampler; ``record_mode`` is RECORD_CONDITIONALS or RECORD_SAMPLE."""
+    n_docs = doc_ptr.size - 1
+    n_topics = alpha.size
+    alpha_sum = 0.0  # a plain loop: a parallel reduction's rounding would depend on threads
+    for k in range(n_topics):
+        alpha_sum += alpha[k]
+    smoothing_table, initial_table = _word_tables(word_topic_weights, alpha, first_pass == 0)
+    for d in prange(n_docs):
+        first_entry, last_entry = doc_ptr[d], doc_ptr[d + 1]
+        first_token, last_token = token_ptr[d], token_ptr[d + 1]
+        initial_seed = stream_seed(seed, minibatch, first_document + d)
+        topics = allowed_topics(d, mask_ptr, mask_topics, n_topics)
+        if topics.size:
+            _restricted_document_passes(
+                topics, entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
+                word_topic_weights, alpha, digamma_alpha, mask_digamma_alpha_sum[d],
+                initial_seed, first_pass, n_passes, record_from, record_mode,
+                token_topic[first_token:last_token], doc_topic_counts[d], rng_state[d:d + 1],
+                entry_topic[first_entry:last_entry], doc_log_theta[d])
+        else:
+            _sparse_document_passes(
+                entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
+                word_topic_weights, smoothing_table, initial_table, alpha, digamma_alpha,
+                digamma_alpha_sum, alpha_sum, initial_seed, first_pass, n_passes, record_from,
+                record_mode, token_topic[first_token:last_token], doc_topic_counts[d],
+                rng_state[d:d + 1], entry_topic[first_entry:last_entry], doc_log_theta[d])

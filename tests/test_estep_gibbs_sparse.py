@@ -1,0 +1,172 @@
+"""The sparse local Gibbs E-step (kernels.gibbs_estep_sparse): its two-bucket draw follows
+equation 5 exactly (chi-square), its chain's samples follow the exact posterior p(z | X) of a
+tiny model (chi-square against enumeration, next to the dense kernel), its recorded
+conditionals and s2 terms equal the dense formulas given the chain's state, masked documents
+take the dense path unchanged, and the automatic choice is a function of K only. Expectations
+against exact enumeration and thread independence: test_estep_gibbs.py (both kernels)."""
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.special import digamma, gammaln
+from scipy.stats import chisquare
+
+from streamtopics.corpus.synthetic import generate_synthetic
+from streamtopics.estimators import OnlineLDA
+from streamtopics.inference.estep_gibbs import SPARSE_MIN_TOPICS, GibbsEstimator
+from streamtopics.inference.minibatch import Minibatch
+from streamtopics.inference.topic_mask import TopicMask, kernel_mask
+from streamtopics.kernels.gibbs_estep import RECORD_SAMPLE, gibbs_sweeps
+from streamtopics.kernels.gibbs_estep_sparse import (_sample_present_or_smoothing,
+                                                     _search_cumulative, sparse_gibbs_sweeps)
+
+from helpers import random_minibatch
+from test_estep_gibbs import KERNELS, run_kernel
+
+
+def draw(weights, counts, alpha, uniforms):
+    """Topics drawn by the two-bucket sampler for one word (``weights``: beta_wk) in a document
+    with topic counts ``counts``."""
+    present = np.flatnonzero(counts > 0)
+    present_weights = weights[present].reshape(-1, 1).copy()
+    smoothing = np.cumsum(weights * alpha).reshape(1, -1)
+    prefix = np.empty(alpha.size)
+    topics = []
+    for u in uniforms:
+        p = _sample_present_or_smoothing(present_weights, 0, counts[present], present.size,
+                                         prefix, smoothing, 0, u)
+        topics.append(present[p] if p >= 0 else -1 - p)
+    return np.array(topics)
+
+
+@pytest.mark.parametrize("n_topics", [1, 7, 40])
+def test_two_bucket_draw_follows_the_conditional(n_topics):
+    """Chi-square of 40,000 draws against beta_wk (n_dk + alpha_k) / Z (equation 5), with zero
+    weights and absent topics; a zero-probability topic is never drawn, not even at u = 0 or
+    u -> 1."""
+    rng = np.random.default_rng(n_topics)
+    weights = rng.random(n_topics) * (rng.random(n_topics) < 0.8)
+    weights[rng.integers(n_topics)] += 0.2
+    counts = (rng.integers(0, 4, n_topics) * (rng.random(n_topics) < 0.5)).astype(float)
+    alpha = rng.uniform(0.01, 0.5, n_topics)
+    uniforms = np.concatenate([[0.0, 1.0 - 2.0**-53], rng.random(40000)])
+    topics = draw(weights, counts, alpha, uniforms)
+    expected = weights * (counts + alpha) / np.sum(weights * (counts + alpha))
+    assert np.all(expected[topics] > 0)
+    observed = np.bincount(topics[2:], minlength=n_topics)
+    support = expected > 0
+    if support.sum() > 1:
+        assert chisquare(observed[support], 40000 * expected[support]).pvalue > 1e-3
+
+
+def test_cumulative_search_rounding_falls_back_to_the_last_positive_topic():
+    table = np.cumsum([[0.0, 0.5, 0.0, 0.25, 0.0, 0.0]], axis=1)
+    assert [_search_cumulative(table, 0, t) for t in (0.0, 0.49, 0.5, 0.74)] == [1, 1, 3, 3]
+    assert _search_cumulative(table, 0, 0.75) == 3 and _search_cumulative(table, 0, 2.0) == 3
+
+
+def exact_posterior(beta, alpha, words):
+    """p(z | X, beta, alpha) of one document over all K^N assignments (Dirichlet-multinomial
+    p(z | alpha) in closed form), in itertools.product order."""
+    n_topics = alpha.size
+    log_p = []
+    for z in itertools.product(range(n_topics), repeat=len(words)):
+        counts = np.bincount(z, minlength=n_topics)
+        log_p.append(np.log(beta[list(z), words]).sum() + gammaln(alpha + counts).sum())
+    p = np.exp(np.array(log_p) - max(log_p))
+    return p / p.sum()
+
+
+@pytest.mark.parametrize("sampler", KERNELS)
+def test_chain_samples_follow_the_exact_posterior(sampler):
+    """4,000 independent chains on one 4-token document (K = 3, 81 assignments): the sample after
+    P = 12 passes is distributed as p(z | X) (chi-square, cells of expected count < 5 pooled)."""
+    beta = np.array([[0.5, 0.3, 0.1, 0.1], [0.1, 0.2, 0.3, 0.4], [0.25, 0.25, 0.25, 0.25]])
+    alpha = np.array([0.2, 0.5, 0.9])
+    copies = 4000
+    batch = Minibatch.from_counts(sp.csr_matrix(np.tile([2, 0, 1, 1], (copies, 1))))
+    words = np.repeat(batch.words[batch.entry_word[:3]], batch.entry_count[:3])
+    state = run_kernel(batch, np.ascontiguousarray(beta[:, batch.words].T), alpha, passes=12,
+                       record_from=11, seed=3, kernel=KERNELS[sampler])
+    codes = state["token_topic"].reshape(copies, 4) @ (3 ** np.arange(3, -1, -1))
+    observed = np.bincount(codes, minlength=81)
+    expected = copies * exact_posterior(beta, alpha, words)
+    small = expected < 5
+    observed = np.append(observed[~small], observed[small].sum())
+    expected = np.append(expected[~small], expected[small].sum())
+    assert chisquare(observed, expected).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("n_topics", [5, 40])
+def test_recorded_pass_equals_the_dense_formulas_at_the_chain_state(n_topics):
+    """One recorded pass adds, per token, p(z_n = k | z_-n) = beta_wk (n_dk - [z_n = k] +
+    alpha_k) / Z_n at the final sample (Algorithm 2, final loop), and digamma(alpha_k + n_dk) -
+    digamma(sum alpha + N_d) to s2 (appendix A.3): computed here densely from the returned
+    state. RECORD_SAMPLE adds the sample itself."""
+    rng = np.random.default_rng(n_topics)
+    batch = random_minibatch(rng, n_docs=12, n_words=25, mean_length=30)
+    weights = rng.random((batch.words.size, n_topics)) * (rng.random((batch.words.size, n_topics)) < 0.7)
+    weights[:, 0] += 0.01
+    alpha = rng.uniform(0.02, 0.4, n_topics)
+    state = run_kernel(batch, weights, alpha, passes=5, record_from=4, kernel=sparse_gibbs_sweeps)
+    token_entry = np.repeat(np.arange(batch.n_entries), batch.entry_count)
+    token_doc = np.repeat(np.arange(batch.n_documents), np.diff(batch.token_ptr))
+    counts = state["doc_topic_counts"]
+    expected = np.zeros((batch.n_entries, n_topics))
+    for n, (j, d) in enumerate(zip(token_entry, token_doc)):
+        conditional = weights[batch.entry_word[j]] * (counts[d] - np.eye(n_topics)[state["token_topic"][n]] + alpha)
+        expected[j] += conditional / conditional.sum()
+    np.testing.assert_allclose(state["entry_topic"], expected, rtol=1e-10, atol=1e-13)
+    lengths = np.diff(batch.token_ptr)[:, None]
+    np.testing.assert_allclose(state["doc_log_theta"],
+                               digamma(alpha + counts) - digamma(alpha.sum() + lengths), rtol=1e-10)
+    sample = run_kernel(batch, weights, alpha, passes=5, record_from=4, mode=RECORD_SAMPLE,
+                        kernel=sparse_gibbs_sweeps)
+    np.testing.assert_array_equal(sample["token_topic"], state["token_topic"])
+    hard = np.zeros((batch.n_entries, n_topics))
+    np.add.at(hard, (token_entry, state["token_topic"]), 1.0)
+    np.testing.assert_array_equal(sample["entry_topic"], hard)
+
+
+def test_masked_documents_run_the_dense_restricted_path():
+    """Every document restricted by a topic mask: the sparse kernel's result is the dense one's,
+    bit for bit."""
+    rng = np.random.default_rng(5)
+    n_topics = 40
+    batch = random_minibatch(rng, n_docs=10, n_words=20, mean_length=12, empty=())
+    lists = [np.sort(rng.choice(n_topics, rng.integers(1, 6), replace=False)) for _ in range(10)]
+    weights = rng.random((batch.words.size, n_topics))
+    alpha = np.full(n_topics, 0.1)
+    mask = TopicMask.from_lists(lists, n_topics)
+    mask_args = (*kernel_mask(mask, 10, n_topics),
+                 digamma(np.array([alpha[topics].sum() for topics in lists])))
+    results = []
+    for kernel in (gibbs_sweeps, sparse_gibbs_sweeps):
+        state = [np.zeros(batch.n_tokens, dtype=np.int64), np.zeros((10, n_topics)),
+                 np.zeros(10, dtype=np.uint64), np.zeros((batch.n_entries, n_topics)),
+                 np.zeros((10, n_topics))]
+        kernel(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr, weights, alpha,
+               digamma(alpha), float(digamma(alpha.sum())), 1, 2, 0, 0, 6, 4, 0, *state, *mask_args)
+        results.append(state)
+    for dense, sparse in zip(*results):
+        np.testing.assert_array_equal(dense, sparse)
+
+
+def test_automatic_choice_depends_on_the_number_of_topics_only():
+    assert not GibbsEstimator().uses_sparse(SPARSE_MIN_TOPICS - 1)
+    assert GibbsEstimator().uses_sparse(SPARSE_MIN_TOPICS)
+    assert not GibbsEstimator(sampler="dense").uses_sparse(500)
+    assert not GibbsEstimator(sampler="sparse", dense_reference=True).uses_sparse(500)
+    assert GibbsEstimator(sampler="sparse").uses_sparse(2)
+    with pytest.raises(ValueError, match="sampler"):
+        GibbsEstimator(sampler="fast").uses_sparse(5)
+    corpus, _ = generate_synthetic(n_topics=3, n_words=60, n_documents=60, mean_length=20, seed=4)
+
+    def components(n_topics, sampler):
+        return OnlineLDA(n_topics, batch_size=30, local_passes=4, n_passes=1, random_state=2,
+                         local_sampler=sampler).fit(corpus).components_
+
+    for n_topics, same_as in ((SPARSE_MIN_TOPICS, "sparse"), (4, "dense")):
+        np.testing.assert_array_equal(components(n_topics, "auto"), components(n_topics, same_as))
