@@ -30,12 +30,11 @@ def draw(weights, counts, alpha, uniforms):
     """Topics drawn by the two-bucket sampler for one word (``weights``: beta_wk) in a document
     with topic counts ``counts``."""
     present = np.flatnonzero(counts > 0)
-    present_weights = weights[present].reshape(-1, 1).copy()
     smoothing = np.cumsum(weights * alpha).reshape(1, -1)
     prefix = np.empty(alpha.size)
     topics = []
     for u in uniforms:
-        p = _sample_present_or_smoothing(present_weights, 0, counts[present], present.size,
+        p = _sample_present_or_smoothing(weights, present, counts[present], present.size,
                                          prefix, smoothing, 0, u)
         topics.append(present[p] if p >= 0 else -1 - p)
     return np.array(topics)

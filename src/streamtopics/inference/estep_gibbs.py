@@ -152,11 +152,11 @@ class GibbsRun:
             digamma(self._doc_alpha(alpha).sum(axis=1)))
         kernel = sparse_gibbs_sweeps if self.estimator.uses_sparse(alpha.size) else gibbs_sweeps
         kernel(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr,
-                     local_word_weights(weights), alpha, digamma(alpha), float(digamma(alpha.sum())),
-                     self.seed, self.minibatch_index, batch.first_document,
-                     first, n_passes, record_from, self.estimator.record_mode,
-                     self.token_topic, self.doc_topic_counts, self.rng_state,
-                     self.entry_topic, self.doc_log_theta, *mask)
+               local_word_weights(weights), alpha, digamma(alpha), float(digamma(alpha.sum())),
+               self.seed, self.minibatch_index, batch.first_document,
+               first, n_passes, record_from, self.estimator.record_mode,
+               self.token_topic, self.doc_topic_counts, self.rng_state,
+               self.entry_topic, self.doc_log_theta, *mask)
         self.n_recorded += last - max(first, record_from)
         self.passes_done = last
         self.alpha = alpha

@@ -85,18 +85,18 @@ def _search_cumulative(table, w, target):
 
 
 @njit(cache=True, inline="always")
-def _sample_present_or_smoothing(present_weights, j, present_counts, n_present, prefix,
+def _sample_present_or_smoothing(weights, present, present_counts, n_present, prefix,
                                  smoothing_table, w, u):
     """Position in the present list (>= 0) or, encoded as -1 - k, the topic k of the smoothing
     bucket, drawn proportionally to beta_wk (N_-n,k + alpha_k) from the uniform ``u``.
 
-    ``present_weights[i, j]`` = beta_wk of the i-th present topic for entry j (word w),
+    ``weights`` = beta_w (K), ``present[i]`` the i-th present topic (ascending) and
     ``present_counts[i]`` its count N_-n,k. The document bucket is the running sum of
     beta_wk N_-n,k over the present list (``prefix``); the pick is the number of running sums
     <= target (branch-free), which skips zero-mass topics."""
     document_mass = 0.0
     for i in range(n_present):
-        document_mass += present_weights[i, j] * present_counts[i]
+        document_mass += weights[present[i]] * present_counts[i]
         prefix[i] = document_mass
     target = u * (document_mass + smoothing_table[w, smoothing_table.shape[1] - 1])
     if target < document_mass:
@@ -114,25 +114,23 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothi
                             counts, state, entry_topic, log_theta):
     """`kernels.gibbs_estep._document_passes` with the two-bucket sampler (module docstring).
 
-    The present topics are an ascending list (``present``; ``position[k]`` its index or -1),
-    so the draws depend on the set of present topics only, not on the history of calls;
-    alongside, their counts and a compact copy of the document's weights (present topics x
-    entries), so a token reads n_present contiguous numbers. ``counts`` (K) is written back at
-    the end."""
+    The present topics are an ascending list (``present``; ``position[k]`` its index or -1)
+    with their counts alongside, so the draws depend on the set of present topics only, not on
+    the history of calls. ``counts`` (K) is written back at the end."""
     n_entries = entry_word.size
     n_tokens = z.size
     n_topics = alpha.size
-    token_entry = np.empty(n_tokens, dtype=np.int64)
+    token_word = np.empty(n_tokens, dtype=np.int64)
     n = 0
     for j in range(n_entries):
         for _ in range(entry_count[j]):
-            token_entry[n] = j
+            token_word[n] = entry_word[j]
             n += 1
     if first_pass == 0:
         state[0] = initial_seed
         counts[:] = 0.0
         for n in range(n_tokens):
-            w = entry_word[token_entry[n]]
+            w = token_word[n]
             k = _search_cumulative(initial_table, w,
                                    next_uniform(state) * initial_table[w, n_topics - 1])
             z[n] = k
@@ -140,13 +138,13 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothi
     present = np.empty(n_topics, dtype=np.int64)
     position = np.full(n_topics, -1, dtype=np.int64)
     present_counts = np.empty(n_topics)
-    present_weights = np.empty((n_topics, n_entries))
     n_present = 0
     for k in range(n_topics):
         if counts[k] > 0.0:
-            n_present = _enter(k, n_present, present, position, present_counts,
-                               present_weights, entry_word, word_topic_weights)
-            present_counts[position[k]] = counts[k]
+            present[n_present] = k
+            position[k] = n_present
+            present_counts[n_present] = counts[k]
+            n_present += 1
     prefix = np.empty(n_topics)
     order = np.empty(n_tokens, dtype=np.int64)
     inverse_sums = np.zeros(n_entries)
@@ -155,22 +153,20 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothi
         random_permutation(state, n_tokens, order)
         for i in range(n_tokens):
             n = order[i]
-            j = token_entry[n]
+            w = token_word[n]
             p = position[z[n]]
             present_counts[p] -= 1.0
             if present_counts[p] == 0.0:
-                n_present = _leave(p, n_present, present, position, present_counts,
-                                   present_weights)
-            p = _sample_present_or_smoothing(present_weights, j, present_counts, n_present,
-                                             prefix, smoothing_table, entry_word[j],
+                n_present = _leave(p, n_present, present, position, present_counts)
+            p = _sample_present_or_smoothing(word_topic_weights[w], present, present_counts,
+                                             n_present, prefix, smoothing_table, w,
                                              next_uniform(state))
             if p < 0:
                 k = -1 - p
                 p = position[k]
                 if p < 0:
-                    n_present = _enter(k, n_present, present, position, present_counts,
-                                       present_weights, entry_word, word_topic_weights)
-                    p = position[k]
+                    p = _enter(k, n_present, present, position, present_counts)
+                    n_present += 1
             z[n] = present[p]
             present_counts[p] += 1.0
         if t < record_from:
@@ -179,9 +175,9 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothi
         if record_mode == RECORD_SAMPLE:
             _record_sample(0, n_entries, 0, entry_count, z, entry_topic)
         else:
-            _record_present_part(entry_word, entry_count, smoothing_table, present,
-                                 present_counts, present_weights, n_present, position, z,
-                                 entry_topic, inverse_sums)
+            _record_present_part(entry_word, entry_count, word_topic_weights, smoothing_table,
+                                 present, present_counts, n_present, z, entry_topic,
+                                 inverse_sums)
         for i in range(n_present):
             k = present[i]
             value = 0.0
@@ -203,28 +199,24 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothi
 
 
 @njit(cache=True, inline="always")
-def _enter(k, n_present, present, position, present_counts, present_weights, entry_word,
-           word_topic_weights):
-    """Insert topic ``k`` (count 0) into the ascending present list, moving the later topics'
-    counts and weight rows one place on; returns the new size."""
+def _enter(k, n_present, present, position, present_counts):
+    """Insert topic ``k`` (count 0) into the ascending present list of size ``n_present``,
+    moving the later topics one place on; returns its index."""
     q = n_present
     while q > 0 and present[q - 1] > k:
         moved = present[q - 1]
         present[q] = moved
         position[moved] = q
         present_counts[q] = present_counts[q - 1]
-        present_weights[q, :] = present_weights[q - 1, :]
         q -= 1
     present[q] = k
     position[k] = q
     present_counts[q] = 0.0
-    for j in range(entry_word.size):
-        present_weights[q, j] = word_topic_weights[entry_word[j], k]
-    return n_present + 1
+    return q
 
 
 @njit(cache=True, inline="always")
-def _leave(p, n_present, present, position, present_counts, present_weights):
+def _leave(p, n_present, present, position, present_counts):
     """Remove the topic at index ``p`` of the present list, moving the later ones one place
     back; returns the new size."""
     position[present[p]] = -1
@@ -233,33 +225,33 @@ def _leave(p, n_present, present, position, present_counts, present_weights):
         present[q] = moved
         position[moved] = q
         present_counts[q] = present_counts[q + 1]
-        present_weights[q, :] = present_weights[q + 1, :]
     return n_present - 1
 
 
 @njit(cache=True, inline="always")
-def _record_present_part(entry_word, entry_count, smoothing_table, present, present_counts,
-                         present_weights, n_present, position, token_topic, entry_topic,
-                         inverse_sums):
+def _record_present_part(entry_word, entry_count, word_topic_weights, smoothing_table, present,
+                         present_counts, n_present, token_topic, entry_topic, inverse_sums):
     """The present-topic terms of one pass's recorded conditionals (module docstring):
     beta_wk N_dk S_j - sum_n [z_n = k] beta_wk / Z_n per entry j, and S_j added to
     ``inverse_sums``."""
     token = 0
     for j in range(entry_word.size):
-        norm = smoothing_table[entry_word[j], smoothing_table.shape[1] - 1]
+        w = entry_word[j]
+        weights = word_topic_weights[w]
+        norm = smoothing_table[w, smoothing_table.shape[1] - 1]
         for i in range(n_present):
-            norm += present_weights[i, j] * present_counts[i]
+            norm += weights[present[i]] * present_counts[i]
         inverse_sum = 0.0
         row = entry_topic[j]
         for _ in range(entry_count[j]):
             k = token_topic[token]
-            weight = present_weights[position[k], j]
-            inverse = 1.0 / (norm - weight)
+            inverse = 1.0 / (norm - weights[k])
             inverse_sum += inverse
-            row[k] -= weight * inverse
+            row[k] -= weights[k] * inverse
             token += 1
         for i in range(n_present):
-            row[present[i]] += inverse_sum * present_weights[i, j] * present_counts[i]
+            k = present[i]
+            row[k] += inverse_sum * weights[k] * present_counts[i]
         inverse_sums[j] += inverse_sum
 
 
