@@ -32,7 +32,7 @@ import numpy as np
 from .checkpoint import (CHECKPOINT_FORMAT, Checkpoint, StreamPosition, read_checkpoint,
                          remove_stale_temporaries, source_differences, write_checkpoint)
 from .corpus.corpus import ReadReport
-from .corpus.readers import resolve_vocabulary
+from .corpus.files import resolve_vocabulary
 from .corpus.sources import PREFIX_BYTES, LineStream, MinibatchSource, open_source
 from .errors import InputError, ModelFileError
 from .persistence import topic_parameters
@@ -134,7 +134,7 @@ def train_stream(model, source, *, batch_size: int | None = None, n_passes: int 
         it begins with ``vocabulary`` when one is given.
     format, text_field : the source's format (default: from the name; for a stream, from its
         first line) and the JSON field holding the text.
-    encoding, errors : how raw text's bytes become text (`corpus.readers.TextDecoding`).
+    encoding, errors : how raw text's bytes become text (`corpus.files.TextDecoding`).
     checkpoint : path of the checkpoint file, written every ``checkpoint_every`` documents (at
         the end of the minibatch that reaches them) and when training ends. An existing file
         is never overwritten by a fresh start: pass ``resume=True`` or remove it.

@@ -31,8 +31,10 @@ import scipy.sparse as sp
 from ..errors import InputError
 from .corpus import Corpus, ReadReport
 from .preprocess import VocabularyMapper
-from .readers import (LINE_FORMATS, TEXT_FORMATS, RawDocument, corpus_dir_files, detect_format,
-                      detect_line_format, iter_raw_documents, iter_raw_lines, resolve_vocabulary)
+from .corpus_dir import corpus_dir_files
+from .files import TEXT_FORMATS, detect_format, resolve_vocabulary
+from .raw_text import (LINE_FORMATS, RawDocument, detect_line_format, iter_raw_documents,
+                       iter_raw_lines)
 from .streaming import stream_minibatches
 
 PREFIX_BYTES = 1 << 20

@@ -27,10 +27,11 @@ from ..errors import InputError
 from ..persistence import MAX_DEFLATE_RATIO
 from .corpus import Corpus, ReadReport
 from .preprocess import VocabularyMapper
-from .readers import (BLOCK_BYTES, TEXT_FORMATS, UNUSED_ID_ALLOWANCE, _Reading,
-                      _read_docword_header, _sibling_vocabulary, check_declared_size,
-                      check_duplicate_entries, check_entry_count, detect_format,
-                      iter_docword_entries, iter_raw_documents, resolve_vocabulary)
+from .bag_of_words import (UNUSED_ID_ALLOWANCE, check_declared_size, check_duplicate_entries,
+                           check_entry_count, iter_docword_entries, read_docword_header,
+                           sibling_vocabulary)
+from .files import BLOCK_BYTES, TEXT_FORMATS, Reading, detect_format, resolve_vocabulary
+from .raw_text import iter_raw_documents
 
 
 def _check_batch_size(batch_size: int) -> int:
@@ -52,11 +53,11 @@ class DocwordStream:
         self.path = Path(path)
         self.batch_size = _check_batch_size(batch_size)
         self.block_bytes = int(block_bytes)
-        with _Reading(self.path) as reading:
-            self.n_documents, self.n_words, self.n_nonzero = _read_docword_header(reading)
+        with Reading(self.path) as reading:
+            self.n_documents, self.n_words, self.n_nonzero = read_docword_header(reading)
             compressed = reading.compressed
         if vocabulary is None:
-            vocabulary = _sibling_vocabulary(self.path)
+            vocabulary = sibling_vocabulary(self.path)
         words = resolve_vocabulary(vocabulary, self.n_words, self.path, 2)
         if words is None:
             # The body uses at most NNZ words, and can hold at most one entry per 6 bytes
@@ -93,8 +94,8 @@ class DocwordStream:
         last_doc = 0  # to check that document ids never decrease
         docs_used = 0
         n_entries = 0
-        with _Reading(self.path) as reading:
-            _read_docword_header(reading)
+        with Reading(self.path) as reading:
+            read_docword_header(reading)
             for entries, lines in iter_docword_entries(reading, self.n_documents, self.n_words,
                                                        self.block_bytes):
                 if not entries.size:
