@@ -1,9 +1,9 @@
 """The local Gibbs estimator of HDP G-OEM (Dupuy 2017, section 3.4.2): a `LocalEstimator` whose
 runs may open topics.
 
-A run samples the documents of the minibatch one after the other with the global parameters of
-step i - 1 (`kernels.hdp_estep`: the T topics, a = b (pi, pi_*) and a new-topic word weight); a
-topic one document opens is shared with the next ones. Afterwards the M topics the minibatch
+A run samples the documents of the minibatch with the global parameters of step i - 1
+(`kernels.hdp_estep`: the T topics, a = b (pi, pi_*) and a new-topic word weight), each pass
+over every document in turn, so a topic one document opens is shared with the others. Afterwards the M topics the minibatch
 kept (used in some recorded pass) are numbered T, ..., T + M - 1 in order of opening and get
 their weights from the rest a_* (specs/components.md G3, closed differently, see below):
 

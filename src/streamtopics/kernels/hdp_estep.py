@@ -18,12 +18,13 @@ concentration) and splits the rest, c_m = pibar a_*, a_* <- (1 - pibar) a_* (the
 pi_{T+1} = pibar_{T+1} prod_t (1 - pibar_t), and prod_t (1 - pibar_t) = pi_*). At most
 ``capacity`` topics are opened per minibatch (0: no growth, e.g. at the cap ``max_topics``).
 
-The documents of a minibatch run **one after the other** (not in parallel as LDA's), so a
-topic opened by one document can take the tokens of the next ones: with a private copy per
-document (spec G3) every document of a first minibatch, whose topics beta_0 are random, opened
-topics of its own (hundreds per minibatch, one document's words each). Each document still has
-its own random stream (seed, minibatch, first_document + d): the result does not depend on
-threads.
+Each pass visits every document of the minibatch in turn (not in parallel as LDA's), so a
+topic one document opens can take the tokens of the others in the same and later passes: the
+opened topics are sampled by a collapsed Gibbs sampler over the whole minibatch. (With a private
+copy per document, spec G3, every document of a first minibatch, whose topics beta_0 are random,
+opened topics of its own: hundreds per minibatch, one document's words each.) Each document
+keeps its own random stream (seed, minibatch, first_document + d) across passes, so the result
+does not depend on threads.
 
 Without a rest component (``alpha.size == T``: a truncated HDP, an LDA with alpha = b pi) the
 sweeps, random draws and records of each document are those of `gibbs_estep._document_passes`
@@ -77,91 +78,88 @@ def _record_opened(entry_word, entry_count, weights, alpha, n_topics, opened_alp
 
 
 @njit(cache=True)
-def _hdp_document_passes(entry_word, entry_count, weights, alpha, n_topics, digamma_alpha,
-                         digamma_alpha_sum, alpha_sum, eta, n_words, stick_concentration,
-                         capacity, initial_seed, n_passes, record_from, z, entry_topic,
-                         entry_new, log_theta, new_counts, shared, opened_alpha,
-                         opened_word_counts, opened_totals, probabilities, chunk_sums):
-    """All passes of one document (module docstring). ``shared`` = [topics opened so far in
-    the minibatch, the rest a_*], updated in place with the opened topics' ``opened_alpha``
-    and counts."""
-    n_entries = entry_word.size
-    n_tokens = z.size
-    has_rest = alpha.size > n_topics
-    counts = np.zeros(n_topics + capacity)
-    conditional = np.empty(n_topics + capacity)
-    token_entry = np.empty(n_tokens, dtype=np.int64)
-    n = 0
-    for j in range(n_entries):
-        for _ in range(entry_count[j]):
-            token_entry[n] = j
-            n += 1
-    state = np.empty(1, dtype=np.uint64)
-    state[0] = initial_seed
+def _initialise_document(entry_word, token_entry, weights, n_topics, state, z, counts,
+                         probabilities, chunk_sums):
+    """Algorithm 2's initialisation of one document, over the global topics."""
     n_chunks = (n_topics + CHUNK - 1) // CHUNK
     probabilities[:] = 0.0
-    for n in range(n_tokens):  # Algorithm 2's initialisation, over the global topics
+    for n in range(z.size):
         w = entry_word[token_entry[n]]
         for k in range(n_topics):
             probabilities[k] = weights[w, k]
         k = _sample_topic(probabilities, chunk_sums, n_chunks, next_uniform(state))
         z[n] = k
         counts[k] += 1.0
-    order = np.empty(n_tokens, dtype=np.int64)
-    alpha_topics = np.ascontiguousarray(alpha[:n_topics])
-    for t in range(n_passes):
-        random_permutation(state, n_tokens, order)
-        for i in range(n_tokens):
-            n = order[i]
-            w = entry_word[token_entry[n]]
-            old = z[n]
-            counts[old] -= 1.0
-            if old >= n_topics:
-                opened_word_counts[w, old - n_topics] -= 1.0
-                opened_totals[old - n_topics] -= 1.0
-            for k in range(n_topics):
-                probabilities[k] = weights[w, k] * (counts[k] + alpha[k])
-            n_opened = int(shared[0])
-            for m in range(n_opened):
-                probabilities[n_topics + m] = (
-                    (opened_word_counts[w, m] + eta) / (opened_totals[m] + n_words * eta)
-                    * (counts[n_topics + m] + opened_alpha[m]))
-            used = n_topics + n_opened
-            if has_rest and n_opened < capacity:
-                probabilities[used] = shared[1] * weights[w, n_topics]
-                used += 1
-            k = _sample_topic(probabilities, chunk_sums, (used + CHUNK - 1) // CHUNK,
-                              next_uniform(state))
-            if k == n_topics + n_opened:  # a new topic: split the rest of the stick
-                stick = 1.0 - (1.0 - next_uniform(state)) ** (1.0 / stick_concentration)
-                opened_alpha[n_opened] = stick * shared[1]
-                shared[1] *= 1.0 - stick
-                shared[0] += 1.0
-            z[n] = k
-            counts[k] += 1.0
-            if k >= n_topics:
-                opened_word_counts[w, k - n_topics] += 1.0
-                opened_totals[k - n_topics] += 1.0
-        if t < record_from:
-            continue
-        n_opened = int(shared[0])
-        if n_opened == 0:
-            _record_factorised(0, n_entries, 0, entry_word, entry_count, weights, alpha_topics,
-                               counts, z, entry_topic)
-        else:
-            _record_opened(entry_word, entry_count, weights, alpha, n_topics, opened_alpha, eta,
-                           n_words, n_opened, counts, opened_word_counts, opened_totals, z,
-                           entry_topic, entry_new, conditional)
-        length_term = digamma_alpha_sum
-        for i in range(n_tokens):
-            length_term += 1.0 / (alpha_sum + i)
+    probabilities[:] = 0.0
+
+
+@njit(cache=True)
+def _document_pass(entry_word, token_entry, weights, alpha, n_topics, eta, n_words,
+                   stick_concentration, capacity, state, z, counts, order, shared, opened_alpha,
+                   opened_word_counts, opened_totals, probabilities, chunk_sums):
+    """One Gibbs pass over the tokens of one document (module docstring). ``shared`` = [topics
+    opened so far in the minibatch, the rest a_*], updated in place with the opened topics'
+    ``opened_alpha`` and word counts."""
+    n_tokens = z.size
+    has_rest = alpha.size > n_topics
+    random_permutation(state, n_tokens, order)
+    for i in range(n_tokens):
+        n = order[i]
+        w = entry_word[token_entry[n]]
+        old = z[n]
+        counts[old] -= 1.0
+        if old >= n_topics:
+            opened_word_counts[w, old - n_topics] -= 1.0
+            opened_totals[old - n_topics] -= 1.0
         for k in range(n_topics):
-            value = digamma_alpha[k] - length_term
-            for i in range(int(counts[k])):
-                value += 1.0 / (alpha[k] + i)
-            log_theta[k] += value
+            probabilities[k] = weights[w, k] * (counts[k] + alpha[k])
+        n_opened = int(shared[0])
         for m in range(n_opened):
-            new_counts[t - record_from, m] = counts[n_topics + m]
+            probabilities[n_topics + m] = (
+                (opened_word_counts[w, m] + eta) / (opened_totals[m] + n_words * eta)
+                * (counts[n_topics + m] + opened_alpha[m]))
+        used = n_topics + n_opened
+        if has_rest and n_opened < capacity:
+            probabilities[used] = shared[1] * weights[w, n_topics]
+            used += 1
+        k = _sample_topic(probabilities, chunk_sums, (used + CHUNK - 1) // CHUNK,
+                          next_uniform(state))
+        if k == n_topics + n_opened:  # a new topic: split the rest of the stick
+            stick = 1.0 - (1.0 - next_uniform(state)) ** (1.0 / stick_concentration)
+            opened_alpha[n_opened] = stick * shared[1]
+            shared[1] *= 1.0 - stick
+            shared[0] += 1.0
+        z[n] = k
+        counts[k] += 1.0
+        if k >= n_topics:
+            opened_word_counts[w, k - n_topics] += 1.0
+            opened_totals[k - n_topics] += 1.0
+
+
+@njit(cache=True)
+def _record_document(entry_word, entry_count, weights, alpha, n_topics, digamma_alpha,
+                     digamma_alpha_sum, alpha_sum, eta, n_words, z, counts, n_opened,
+                     opened_alpha, opened_word_counts, opened_totals, entry_topic, entry_new,
+                     log_theta, new_counts, conditional):
+    """What a recorded pass adds for one document: its tokens' conditionals, s2 of the global
+    topics, and its counts of the opened topics."""
+    if n_opened == 0:
+        _record_factorised(0, entry_word.size, 0, entry_word, entry_count, weights,
+                           np.ascontiguousarray(alpha[:n_topics]), counts, z, entry_topic)
+    else:
+        _record_opened(entry_word, entry_count, weights, alpha, n_topics, opened_alpha, eta,
+                       n_words, n_opened, counts, opened_word_counts, opened_totals, z,
+                       entry_topic, entry_new, conditional)
+    length_term = digamma_alpha_sum
+    for i in range(z.size):
+        length_term += 1.0 / (alpha_sum + i)
+    for k in range(n_topics):
+        value = digamma_alpha[k] - length_term
+        for i in range(int(counts[k])):
+            value += 1.0 / (alpha[k] + i)
+        log_theta[k] += value
+    for m in range(n_opened):
+        new_counts[m] = counts[n_topics + m]
 
 
 @njit(cache=True)
@@ -170,9 +168,10 @@ def hdp_gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, weights, alpha
                      capacity, seed, minibatch, first_document, n_passes, record_from,
                      token_topic, entry_topic, entry_new, doc_log_theta, new_counts,
                      opened_alpha):
-    """All ``n_passes`` passes on every document, one document after the other, each with its
-    random stream (seed, minibatch, first_document + d) as `gibbs_estep.gibbs_sweeps`; returns
-    M, the number of topics opened.
+    """``n_passes`` passes over the minibatch, each a pass over every document in turn (a
+    collapsed Gibbs sampler of the opened topics over the whole minibatch), every document with
+    its random stream (seed, minibatch, first_document + d) as `gibbs_estep.gibbs_sweeps`;
+    returns M, the number of topics opened.
 
     ``weights`` U x (T + 1) (column T: the new-topic weight of each word; unused without a
     rest), ``alpha`` T + 1 (or T: no rest, no growth), ``capacity``: most topics the minibatch
@@ -191,14 +190,40 @@ def hdp_gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, weights, alpha
     slots = n_topics + capacity + 1
     probabilities = np.zeros(((slots + CHUNK - 1) // CHUNK) * CHUNK)
     chunk_sums = np.empty((slots + CHUNK - 1) // CHUNK)
+    conditional = np.empty(n_topics + capacity)
+    counts = np.zeros((n_docs, n_topics + capacity))
+    states = np.empty((n_docs, 1), dtype=np.uint64)
+    token_entry = np.empty(token_topic.size, dtype=np.int64)
+    order = np.empty(token_topic.size, dtype=np.int64)
     for d in range(n_docs):
-        first_entry, last_entry = doc_ptr[d], doc_ptr[d + 1]
-        _hdp_document_passes(
-            entry_word[first_entry:last_entry], entry_count[first_entry:last_entry], weights,
-            alpha, n_topics, digamma_alpha, digamma_alpha_sum, alpha_sum, eta, n_words,
-            stick_concentration, capacity, stream_seed(seed, minibatch, first_document + d),
-            n_passes, record_from, token_topic[token_ptr[d]:token_ptr[d + 1]],
-            entry_topic[first_entry:last_entry], entry_new[first_entry:last_entry],
-            doc_log_theta[d], new_counts[d], shared, opened_alpha, opened_word_counts,
-            opened_totals, probabilities, chunk_sums)
+        first_token = token_ptr[d]
+        for j in range(doc_ptr[d], doc_ptr[d + 1]):
+            for _ in range(entry_count[j]):
+                token_entry[first_token] = j - doc_ptr[d]
+                first_token += 1
+        states[d, 0] = stream_seed(seed, minibatch, first_document + d)
+        _initialise_document(entry_word[doc_ptr[d]:doc_ptr[d + 1]],
+                             token_entry[token_ptr[d]:token_ptr[d + 1]], weights, n_topics,
+                             states[d], token_topic[token_ptr[d]:token_ptr[d + 1]], counts[d],
+                             probabilities, chunk_sums)
+    for t in range(n_passes):
+        for d in range(n_docs):
+            entries = entry_word[doc_ptr[d]:doc_ptr[d + 1]]
+            tokens = slice(token_ptr[d], token_ptr[d + 1])
+            _document_pass(entries, token_entry[tokens], weights, alpha, n_topics, eta, n_words,
+                           stick_concentration, capacity, states[d], token_topic[tokens],
+                           counts[d], order[tokens], shared, opened_alpha, opened_word_counts,
+                           opened_totals, probabilities, chunk_sums)
+        if t < record_from:
+            continue
+        for d in range(n_docs):
+            first_entry, last_entry = doc_ptr[d], doc_ptr[d + 1]
+            _record_document(entry_word[first_entry:last_entry],
+                             entry_count[first_entry:last_entry], weights, alpha, n_topics,
+                             digamma_alpha, digamma_alpha_sum, alpha_sum, eta, n_words,
+                             token_topic[token_ptr[d]:token_ptr[d + 1]], counts[d],
+                             int(shared[0]), opened_alpha, opened_word_counts, opened_totals,
+                             entry_topic[first_entry:last_entry],
+                             entry_new[first_entry:last_entry], doc_log_theta[d],
+                             new_counts[d, t - record_from], conditional)
     return int(shared[0])
