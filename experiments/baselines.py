@@ -40,6 +40,7 @@ import numba
 import numpy as np
 
 from streamtopics import Corpus, generate_synthetic, read_corpus_dir
+from streamtopics.corpus import occurring_words, restrict_to_words
 from streamtopics.estimators import OnlineLDA
 from streamtopics.evaluation import left_to_right
 
@@ -50,32 +51,29 @@ BAYESIAN_VARIATIONAL = ["olda", "svb"]
 FIXED_ALPHA = ("sgs", "vargibbs")  # alpha held at C_alpha from G-OEM
 
 
-def restrict_to_training_words(test: Corpus, train: Corpus) -> tuple[Corpus, int]:
-    """``test`` without the tokens of words that never occur in ``train`` (token order kept),
-    and how many tokens were dropped."""
-    seen = np.asarray(train.counts.sum(axis=0)).ravel() > 0
-    flat, offsets = test.document_tokens()
-    kept = [flat[offsets[d]:offsets[d + 1]][seen[flat[offsets[d]:offsets[d + 1]]]]
-            for d in range(test.n_documents)]
-    dropped = int(flat.size - sum(tokens.size for tokens in kept))
-    return Corpus.from_token_lists(kept, test.vocabulary), dropped
+def _held_out(test: Corpus, train: Corpus) -> tuple[Corpus, int]:
+    """``test`` restricted to the words of ``train``, and the number of tokens dropped."""
+    kept, dropped_tokens, _ = restrict_to_words(test, occurring_words(train.counts))
+    return kept, dropped_tokens
 
 
 def load_datasets(args):
-    """(name, train, test, [K, ...], truth or None) for each requested dataset."""
+    """(name, train, test, dropped test tokens, [K, ...], truth or None) for each requested
+    dataset; the test documents keep only words seen in training (`restrict_to_words`, which
+    drops the documents left empty, as every held-out evaluation of the library does)."""
     for name in args.datasets:
         if name == "synthetic":
             corpus, truth = generate_synthetic(n_topics=10, n_words=1000,
                                                n_documents=args.synthetic_train + args.synthetic_test,
                                                mean_length=60, seed=2016)
             train, test = corpus[:args.synthetic_train], corpus[args.synthetic_train:]
-            yield name, train, *restrict_to_training_words(test, train), [10], truth
+            yield name, train, *_held_out(test, train), [10], truth
         else:
             directory = CORPORA / name
             train, test = read_corpus_dir(directory, "train"), read_corpus_dir(directory, "test")
             if args.test_documents and test.n_documents > args.test_documents:
                 test = test[:args.test_documents]
-            yield name, train, *restrict_to_training_words(test, train), args.topics, None
+            yield name, train, *_held_out(test, train), args.topics, None
 
 
 def run_one(train, test, method, n_topics, seed, args, constant_alpha):

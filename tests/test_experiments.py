@@ -17,7 +17,8 @@ from streamtopics.experiments import (EXPERIMENTS, Cell, CellStore, CorpusSource
                                       SyntheticSpec, run_experiment)
 from streamtopics.experiments.cells import CELL_FORMAT
 from streamtopics.experiments import runner
-from streamtopics.experiments.data import reshuffle, restrict_to_words
+from streamtopics.corpus.corpus import restrict_to_words
+from streamtopics.experiments.data import reshuffle
 from streamtopics.reporting.plots import MISSING_MATPLOTLIB
 from streamtopics.reporting.tables import decile_summary, format_spread
 

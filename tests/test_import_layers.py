@@ -36,8 +36,6 @@ LAYERS = {
 }
 
 KNOWN = {
-    ("estimators", "experiments"): "auto passes import restrict_to_words from experiments.data; "
-                                   "it moves to corpus (issue 18, corpus moves)",
     ("estimators", "reporting"): "auto passes use reporting.progressive.ProgressiveEvaluation, "
                                  "which belongs beside evaluation",
 }

@@ -21,7 +21,6 @@ import time
 from pathlib import Path
 
 import numba
-import numpy as np
 
 from ..corpus.readers import TEXT_FORMATS, corpus_dir_files, detect_format, read_corpus_dir
 from ..corpus.streaming import DocwordStream
@@ -29,7 +28,7 @@ from ..errors import InputError
 from ..estimators.auto_passes import validation_split
 from ..estimators.gibbs_lda import CVB0LDA, GibbsLDA
 from ..estimators.online_lda import OnlineLDA
-from ..experiments.data import restrict_to_words
+from ..corpus.corpus import occurring_words, restrict_to_words
 from ..inference.presets import PRESETS
 from ..reporting.progressive import METRICS, ProgressiveEvaluation, strict_record
 from ..training import train_stream
@@ -311,8 +310,8 @@ def _progressive_evaluation(args, corpus) -> ProgressiveEvaluation | None:
     if held_out.n_words != corpus.n_words:
         raise InputError(f"the held-out documents have {held_out.n_words} words in their "
                          f"vocabulary but the training corpus has {corpus.n_words}", directory)
-    seen = np.asarray(corpus.counts.sum(axis=0)).ravel() > 0
-    held_out, dropped_tokens, dropped_documents = restrict_to_words(held_out, seen)
+    held_out, dropped_tokens, dropped_documents = restrict_to_words(
+        held_out, occurring_words(corpus.counts))
     if dropped_tokens:
         print(f"held-out evaluation: removed {dropped_tokens} tokens of words absent from the "
               f"training corpus ({dropped_documents} documents left empty)", file=sys.stderr)

@@ -1,6 +1,6 @@
 """Corpus I/O: the `Corpus` value, readers, writers, preprocessing, streaming, synthetic data."""
 
-from .corpus import Corpus, ReadReport
+from .corpus import Corpus, ReadReport, occurring_words, restrict_to_words
 from .preprocess import (VocabularyMapper, VocabularyPruning, build_vocabulary, load_stopwords,
                          map_to_vocabulary, normalize, preprocess_documents, shuffle_split,
                          tokenize)
@@ -11,7 +11,7 @@ from .synthetic import SyntheticTruth, generate_synthetic, iter_synthetic_docume
 from .writer import DocwordWriter, write_corpus_dir, write_synthetic_corpus, write_vocabulary
 
 __all__ = [
-    "Corpus", "ReadReport",
+    "Corpus", "ReadReport", "occurring_words", "restrict_to_words",
     "load_corpus", "detect_format", "read_uci", "read_corpus_dir", "read_ldac",
     "read_matrix_market", "read_vocabulary", "from_sparse", "iter_raw_documents", "RawDocument",
     "tokenize", "normalize", "load_stopwords", "build_vocabulary", "VocabularyPruning",

@@ -251,6 +251,32 @@ def aligned_counts(corpus, vocabulary: np.ndarray) -> tuple[sp.csr_matrix, int]:
     return mapped, int(counts.data[~known].sum())
 
 
+def occurring_words(counts: sp.spmatrix) -> np.ndarray:
+    """V booleans: the words with at least one token in ``counts`` (D x V), e.g. the words a
+    model was trained on, to score held-out documents only on them (`restrict_to_words`)."""
+    return np.asarray(counts.sum(axis=0)).ravel() > 0
+
+
+def restrict_to_words(corpus: Corpus, keep: np.ndarray) -> tuple[Corpus, int, int]:
+    """``corpus`` without the tokens of words where ``keep`` (V booleans) is False and without
+    the documents left empty; returns it with the numbers of tokens and documents removed.
+
+    Held-out documents are restricted to the words seen in training (`occurring_words`) by every
+    evaluation path alike: a frequentist point estimate gives an unseen word probability 0,
+    hence a held-out log-likelihood of -inf that would measure the training sample's
+    vocabulary, not the method."""
+    counts = corpus.counts.multiply(keep[None, :].astype(np.int64)).tocsr()
+    counts.eliminate_zeros()
+    tokens = (None if corpus.tokens is None
+              else [document[keep[document]] for document in corpus.tokens])
+    lengths = np.asarray(counts.sum(axis=1)).ravel()
+    rows = np.flatnonzero(lengths > 0)
+    restricted = Corpus(counts[rows], corpus.vocabulary,
+                        tokens=None if tokens is None else [tokens[d] for d in rows])
+    return (restricted, int(corpus.n_tokens - restricted.n_tokens),
+            int(corpus.n_documents - rows.size))
+
+
 def document_ids(corpus: Corpus) -> list:
     """Each document's own id: the ``doc`` field of its metadata (the 1-based ids of a corpus
     directory's meta file), else ``orig_id`` (a raw text file's 1-based line, a text folder's

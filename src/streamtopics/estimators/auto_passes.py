@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ..corpus.corpus import Corpus
+from ..corpus.corpus import Corpus, occurring_words, restrict_to_words
 from ..reporting.progressive import ProgressiveEvaluation
 
 AUTO = "auto"
@@ -73,10 +73,7 @@ def validation_evaluator(train_counts: sp.csr_matrix,
                          validation_counts: sp.csr_matrix) -> ProgressiveEvaluation | None:
     """The evaluator of the validation documents restricted to words seen in training (None
     when no validation document keeps a token)."""
-    from ..experiments.data import restrict_to_words  # (experiments import the estimators)
-
-    seen = np.asarray(train_counts.sum(axis=0)).ravel() > 0
-    kept, _, _ = restrict_to_words(Corpus(validation_counts), seen)
+    kept, _, _ = restrict_to_words(Corpus(validation_counts), occurring_words(train_counts))
     if kept.n_documents == 0:
         return None
     return ProgressiveEvaluation(kept, metric="completion", seed=VALIDATION_SEED)

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from ..corpus.corpus import Corpus
+from ..corpus.corpus import Corpus, occurring_words, restrict_to_words
 from ..corpus.readers import read_corpus_dir
 from ..corpus.synthetic import generate_synthetic
 from ..errors import InputError
@@ -116,8 +116,8 @@ class CorpusSource:
         test = test if n_test is None else test[:n_test]
         if train.n_tokens == 0:
             raise InputError(f"split {index}: the training part has no tokens")
-        seen = np.asarray(train.counts.sum(axis=0)).ravel() > 0
-        held_out, dropped_tokens, dropped_documents = restrict_to_words(test, seen)
+        held_out, dropped_tokens, dropped_documents = restrict_to_words(
+            test, occurring_words(train.counts))
         if held_out.n_documents == 0:
             raise InputError(f"split {index}: no held-out document has a word seen in training")
         description = {"split": index, "train_documents": train.n_documents,
@@ -145,18 +145,3 @@ def reshuffle(train: Corpus, test: Corpus, seed: int) -> tuple[Corpus, Corpus]:
     union = concatenate(train, test)
     order = np.random.default_rng(seed).permutation(union.n_documents)
     return union[np.sort(order[test.n_documents:])], union[np.sort(order[:test.n_documents])]
-
-
-def restrict_to_words(corpus: Corpus, keep: np.ndarray) -> tuple[Corpus, int, int]:
-    """``corpus`` without the tokens of words where ``keep`` (V booleans) is False and without
-    the documents left empty; returns it with the numbers of tokens and documents removed."""
-    counts = corpus.counts.multiply(keep[None, :].astype(np.int64)).tocsr()
-    counts.eliminate_zeros()
-    tokens = (None if corpus.tokens is None
-              else [document[keep[document]] for document in corpus.tokens])
-    lengths = np.asarray(counts.sum(axis=1)).ravel()
-    rows = np.flatnonzero(lengths > 0)
-    restricted = Corpus(counts[rows], corpus.vocabulary,
-                        tokens=None if tokens is None else [tokens[d] for d in rows])
-    return (restricted, int(corpus.n_tokens - restricted.n_tokens),
-            int(corpus.n_documents - rows.size))

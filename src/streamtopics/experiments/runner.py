@@ -23,6 +23,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..atomic import atomic_write
+from ..corpus.corpus import occurring_words, restrict_to_words
 from ..errors import InputError
 from ..estimators.online_lda import OnlineLDA
 from ..inference.presets import ALPHA_UPDATES, PRESETS, STEP_SIZES, resolve_method
@@ -30,7 +31,7 @@ from ..reporting.plots import MISSING_MATPLOTLIB
 from ..reporting.progressive import ProgressiveEvaluation
 from ..reporting.tables import summarize
 from .cells import Cell, CellStore
-from .data import CorpusSource, ExperimentSplit, restrict_to_words
+from .data import CorpusSource, ExperimentSplit
 
 class UnavailableCell(Exception):
     """The cell needs a part this installation does not have (a preset or an alpha update)."""
@@ -92,8 +93,7 @@ def held_out_documents(cell: Cell, split: ExperimentSplit):
     if cell.held_out_words == "training":
         return split.test
     first = min(-(-cell.eval_every // cell.batch_size) * cell.batch_size, split.train.n_documents)
-    seen = np.asarray(split.train.counts[:first].sum(axis=0)).ravel() > 0
-    documents, _, _ = restrict_to_words(split.test, seen)
+    documents, _, _ = restrict_to_words(split.test, occurring_words(split.train.counts[:first]))
     if documents.n_documents == 0:
         raise CellFailure(f"no held-out token has a word seen in the first {first} documents")
     return documents
