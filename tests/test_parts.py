@@ -53,7 +53,7 @@ def test_a_batch_step_runs_its_chunks_through_the_estep_map():
 
     def recording_reversed_map(function, items):
         items = list(items)
-        seen.extend(item.first_document for item in items)
+        seen.extend(item.batch.first_document for item in items)
         yield from reversed([function(item) for item in reversed(items)])
 
     models = []

@@ -58,11 +58,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
 from .inference.global_parameters import components_from_affine
+from .inference.backends import plan_chunks
+from .inference.estep_chunks import ChunkTask, chunk_tasks, minibatch_statistics, run_chunk
 from .inference.minibatch import Minibatch
 from .inference.parts import (AlphaUpdate, EStepMap, LocalEstimator, Parameterisation, StepSize,
                               serial_map)
@@ -198,9 +200,9 @@ class OnlineEM:
         words = batch.words
         if self.average is not None:
             self.average.before_blend(self.stats, rho, words)
-        run = self.local.begin(batch, self.n_topics, self.seed, self.step)
         alpha_previous = self.alpha
         if self.boosted:
+            run = self.local.begin(batch, self.n_topics, self.seed, self.step)
             checkpoint = self.stats.checkpoint(words)
             for local_pass in range(1, self.local.passes + 1):
                 run.advance(self.parameters.word_weights(self.stats, words), self.alpha, 1)
@@ -208,9 +210,7 @@ class OnlineEM:
                 self._m_step(rho, run.statistics(), alpha_previous,
                              update_alpha=local_pass == self.local.passes)
         else:
-            run.advance(self.parameters.word_weights(self.stats, words), self.alpha,
-                        self.local.passes)
-            self._m_step(rho, run.statistics(), alpha_previous)
+            self._m_step(rho, self._minibatch_statistics(batch), alpha_previous)
         return self._finish_step(step, rho, batch.n_documents, batch.n_tokens, started)
 
     def batch_step(self, batches: Iterable[Minibatch]) -> StepReport:
@@ -228,13 +228,14 @@ class OnlineEM:
         word_topic = np.zeros((self.n_words, self.n_topics))
         seen = np.zeros(self.n_words, dtype=bool)
         log_theta = np.zeros(self.n_topics)
-        n_documents = n_tokens = 0
-        for statistics, batch_tokens in self.estep_map(self._local_statistics, batches):
+        n_documents = 0
+        tokens = []
+        for statistics in self.estep_map(run_chunk, self._batch_tasks(batches, tokens)):
             word_topic[statistics.words] += statistics.word_topic
             seen[statistics.words] = True
             log_theta += statistics.log_theta
             n_documents += statistics.n_documents
-            n_tokens += batch_tokens
+        n_tokens = sum(tokens)
         if n_documents == 0:
             raise ValueError("a batch step needs at least one document")
         words = np.flatnonzero(seen)
@@ -245,14 +246,23 @@ class OnlineEM:
         self._m_step(rho, merged, self.alpha)
         return self._finish_step(step, rho, n_documents, n_tokens, started)
 
-    def _local_statistics(self, batch: Minibatch) -> tuple[MinibatchStats, int]:
-        """One chunk of a batch step: its local estimate with the parameters eta_{i-1}, and
-        its tokens."""
-        self._check_batch(batch)
-        run = self.local.begin(batch, self.n_topics, self.seed, self.step)
-        run.advance(self.parameters.word_weights(self.stats, batch.words), self.alpha,
-                    self.local.passes)
-        return run.statistics(), batch.n_tokens
+    def _batch_tasks(self, batches: Iterable[Minibatch], tokens: list) -> Iterator[ChunkTask]:
+        """The chunk tasks of a batch step, made as the map asks for them (a serial map holds
+        one at a time); each batch's tokens are appended to ``tokens``."""
+        for batch in batches:
+            self._check_batch(batch)
+            tokens.append(batch.n_tokens)
+            yield ChunkTask(self.local, batch, self.parameters.word_weights(self.stats, batch.words),
+                            self.alpha, self.seed, self.step)
+
+    def _minibatch_statistics(self, batch: Minibatch) -> MinibatchStats:
+        """E_i (eq. 6) summed over ``batch`` with the parameters eta_{i-1}: its chunks, each
+        with the weights of its own words, mapped by ``estep_map`` and merged along a tree
+        fixed by the minibatch alone (`inference.estep_chunks`: any backend, the same sums)."""
+        weights = self.parameters.word_weights(self.stats, batch.words)
+        tasks = chunk_tasks(self.local, batch, weights, self.alpha, self.seed, self.step,
+                            plan_chunks(batch.n_documents, self.estep_map))
+        return minibatch_statistics(list(tasks), self.estep_map)
 
     def _m_step(self, rho, minibatch_stats, alpha_previous, update_alpha: bool = True) -> None:
         if minibatch_stats.n_topics > self.n_topics:  # the local run opened topics (HDP, G3-G4)

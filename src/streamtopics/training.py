@@ -61,7 +61,8 @@ class TrainingResult:
 # --- resuming ---------------------------------------------------------------------------------
 def _serialisable_parameters(model) -> dict:
     return {name: value for name, value in model.get_params().items()
-            if value is None or isinstance(value, (bool, int, float, str))}
+            if (value is None or isinstance(value, (bool, int, float, str)))
+            and name not in getattr(model, "_execution_parameters", ())}
 
 
 def _check_same_run(path, model, checkpoint: Checkpoint, metadata: dict,

@@ -54,6 +54,9 @@ class TopicModelEstimator:
     # Each subclass's `validation` table; the papers' symbols of parameter names, for messages.
     _parameter_constraints: dict[str, list] = {}
     _parameter_symbols = {"doc_topic_prior": "alpha", "topic_word_prior": "eta"}
+    # Parameters of how training runs, not of the model (e.g. where the E-step runs): model
+    # files and checkpoints leave them out, so a model trained one way continues another.
+    _execution_parameters: tuple[str, ...] = ()
 
     # --- scikit-learn parameter protocol ---------------------------------------------------------
     def _take_renamed(self, renamed: dict) -> None:
@@ -293,7 +296,8 @@ class TopicModelEstimator:
         arrays = {"beta": self.components_, "alpha": self.doc_topic_prior_,
                   "vocabulary": np.asarray(self.vocabulary_, dtype=str), **self._state_arrays()}
         params = {k: v for k, v in self.get_params().items()
-                  if v is None or isinstance(v, (bool, int, float, str))}
+                  if (v is None or isinstance(v, (bool, int, float, str)))
+                  and k not in self._execution_parameters}
         metadata = {"estimator": type(self).__name__, "parameters": params,
                     "fitted": self._fitted_metadata()}
         return arrays, metadata

@@ -30,6 +30,7 @@ from ..corpus.preprocess import UNKNOWN, load_stopwords
 from ..engine import OnlineEM, initial_parameters
 from ..errors import InputError
 from ..inference.estep_gibbs import SAMPLERS
+from ..inference.backends import BACKENDS, BackendObject, resolve_backend
 from ..inference.minibatch import Minibatch
 from ..kernels.random import content_key
 from ..inference.presets import (PRESETS, Method, PartSettings, build_parts,
@@ -126,6 +127,14 @@ class OnlineLDA(TopicModelEstimator):
         lowest inertia). ``init_scores_`` holds each run's log-perplexity per document.
     random_state : None, an int or a `numpy.random.Generator`; fixes beta_0 and every random
         stream of the local estimators, so results are identical for any number of threads.
+    backend : where each minibatch's E-step runs: "serial" (here, the default), "threads", "dask"
+        (the current `distributed` client, else a LocalCluster started once), a
+        `distributed.Client` (a user's cluster), or a backend of
+        `streamtopics.inference.backends`. The minibatch is cut into chunks of documents merged
+        along a tree the minibatch alone fixes, so every backend and worker count trains the
+        same model, bit for bit (docs/distributed.md); only minibatches of more than
+        `BLOCK_DOCUMENTS` (100) documents split. Boosted methods (++) need "serial". Not saved
+        in model files.
     corpus_size : D, the number of documents of the whole corpus, for Bayesian topics
         (lambda = eta + D s1: olda, svb, vargibbs, batch-vb). `fit` uses the number of documents
         it is given when None; `partial_fit` cannot know it and raises ValueError when a Bayesian
@@ -175,7 +184,8 @@ class OnlineLDA(TopicModelEstimator):
                  averaging: bool = False, n_passes="auto", doc_topic_prior=None,
                  random_state=None, corpus_size=None, topic_word_prior=None,
                  update_topic_word_prior: bool = False, grow_vocabulary: bool = False,
-                 max_vocabulary=None, n_init: int = 1, local_sampler: str = "auto"):
+                 max_vocabulary=None, n_init: int = 1, local_sampler: str = "auto",
+                 backend="serial"):
         self.n_topics = n_topics
         self.method = method
         self.batch_size = batch_size
@@ -193,6 +203,7 @@ class OnlineLDA(TopicModelEstimator):
         self.max_vocabulary = max_vocabulary
         self.n_init = n_init
         self.local_sampler = local_sampler
+        self.backend = backend
 
     # --- parameters ----------------------------------------------------------------------------
     # Checked once, when training starts (`validation.validate_parameters`). The step size's
@@ -216,7 +227,9 @@ class OnlineLDA(TopicModelEstimator):
         "max_vocabulary": [None, Interval(Integral, 1, None)],
         "n_init": [Interval(Integral, 1, None)],
         "local_sampler": [Options(SAMPLERS)],
+        "backend": [Options(BACKENDS), BackendObject()],
     }
+    _execution_parameters = ("backend",)
     _parameter_symbols = {**TopicModelEstimator._parameter_symbols, "step_offset": "tau0",
                           "step_decay": "kappa", "corpus_size": "D, the documents of the corpus"}
 
@@ -239,6 +252,18 @@ class OnlineLDA(TopicModelEstimator):
                             local_sampler=self.local_sampler)
 
     # --- training ------------------------------------------------------------------------------
+    def _use_backend(self) -> None:
+        """Give the engine the E-step backend of ``backend`` (made once per value: a thread pool
+        or a Dask client is reused across `partial_fit` calls)."""
+        cached = getattr(self, "_backend_cache", None)
+        if cached is None or cached[0] is not self.backend:
+            if self.backend != "serial" and self._engine.boosted:
+                raise ValueError(f"a boosted (++) method updates the topics between the local "
+                                 f"passes of a minibatch, so its E-step cannot be mapped over "
+                                 f"workers: use backend='serial', not {self.backend!r}")
+            cached = self._backend_cache = (self.backend, resolve_backend(self.backend))
+        self._engine.estep_map = cached[1]
+
     def _first_step_rows(self, method: Method) -> int:
         """Documents of the first minibatch `fit` takes (of the first chunk, full batch)."""
         return FULL_BATCH_CHUNK if method.full_batch else self.batch_size
@@ -337,6 +362,7 @@ class OnlineLDA(TopicModelEstimator):
             if callback is not None:
                 callback(self, report)
 
+        self._use_backend()
         self.n_passes_ = 0
         while True:
             if self.method_.full_batch:
@@ -378,6 +404,7 @@ class OnlineLDA(TopicModelEstimator):
                              f"model has {self._engine.n_words}")
         if counts.shape[0] == 0:
             raise InputError("the minibatch has no documents")
+        self._use_backend()
         if self.method_.full_batch:
             self._engine.batch_step(self._chunks(counts))
         else:

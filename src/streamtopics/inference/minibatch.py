@@ -56,6 +56,24 @@ class Minibatch:
                    n_words=counts.shape[1], first_document=int(first_document),
                    topic_mask=topic_mask)
 
+    def documents(self, start: int, stop: int) -> "Minibatch":
+        """Documents ``start:stop`` as a minibatch of their own: the same entries in the same
+        order (so the same arithmetic), their words renumbered, ``first_document`` advanced by
+        ``start`` (so the same random streams) and the mask's rows; a chunk of a distributed
+        E-step (`inference.estep_chunks`)."""
+        if start == 0 and stop == self.n_documents:
+            return self
+        entries = slice(self.doc_ptr[start], self.doc_ptr[stop])
+        words, entry_word = np.unique(self.words[self.entry_word[entries]], return_inverse=True)
+        return Minibatch(doc_ptr=self.doc_ptr[start:stop + 1] - self.doc_ptr[start],
+                         entry_word=entry_word.astype(np.int64).ravel(),
+                         entry_count=self.entry_count[entries],
+                         token_ptr=self.token_ptr[start:stop + 1] - self.token_ptr[start],
+                         words=words, n_words=self.n_words,
+                         first_document=self.first_document + start,
+                         topic_mask=None if self.topic_mask is None
+                         else self.topic_mask.rows(start, stop))
+
     @property
     def n_documents(self) -> int:
         return self.doc_ptr.size - 1

@@ -10,7 +10,7 @@ of five parts (`inference.presets` names the choices of the first four):
 | topic parameters eta*(s) | `Parameterisation` | `PointEstimate`, `VariationalDirichlet` |
 | step size rho_i (eq. 3) | `StepSize` | `PolynomialDecay`, `Incremental`, `Constant` |
 | alpha update (appendix A.1) | `AlphaUpdate` | `MinkaFixedPoint`, `NewtonStep`, `GammaPrior`, `Fixed` |
-| E-step map of a batch step | `EStepMap` | `serial_map` (a Dask or process-pool map is one more) |
+| E-step map of a batch step | `EStepMap` | `serial_map`; the backends of `inference/backends.py` (serial, threads, Dask) |
 
 A new model reuses the parts it shares with LDA and brings the others (docs/architecture.md).
 Each protocol below carries a toy implementation in its doctest, small enough to read at once
@@ -195,7 +195,8 @@ class AlphaUpdate(Protocol):
 
 @runtime_checkable
 class EStepMap(Protocol):
-    """How a batch step (`OnlineEM.batch_step`) maps the local E-step over its chunks:
+    """How a step maps the local E-step over its chunks (those of a minibatch, cut by
+    `inference.estep_chunks`, or the batches of `OnlineEM.batch_step`):
     ``estep_map(function, chunks)`` yields ``function(chunk)`` for every chunk, *in order* (the
     engine sums the results in that order, so any map that keeps it gives bit-identical
     models). `serial_map` runs them here, one after the other; a distributed backend (Dask,

@@ -49,6 +49,11 @@ class MinibatchStats:
     def n_topics(self) -> int:
         return self.word_topic.shape[1]
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of its arrays (what a worker of a distributed E-step sends back)."""
+        return int(self.words.nbytes + self.word_topic.nbytes + self.log_theta.nbytes)
+
     def merge(self, other: "MinibatchStats") -> "MinibatchStats":
         """The statistics of the union of both minibatches' documents (exact: sums)."""
         if other.n_words != self.n_words or other.n_topics != self.n_topics:

@@ -1,0 +1,205 @@
+"""Where the E-step's chunks run: here (serial), on threads, or on a Dask cluster.
+
+A backend is an `EStepMap` (``backend(function, chunks)`` yields ``function(chunk)`` for every
+chunk, in order) that also says how finely to cut a minibatch: ``workers`` (how many chunks it
+can run at once) and ``chunk_documents`` (None: `BACKEND_CHUNKS_PER_WORKER` chunks per worker;
+else a fixed size, `BLOCK_DOCUMENTS` times a power of two). The chunks' statistics are merged
+along a tree fixed by the minibatch alone (`inference.estep_chunks`), so every backend, worker
+count and chunk size trains the same model, bit for bit.
+
+Dask (`dask.distributed`, the optional ``dask`` extra) is imported only when a Dask backend is
+made. Workers receive a `ChunkTask` (the chunk's documents, the weights of its words, alpha,
+seed, step) and return its `MinibatchStats`; the M-step stays on the client. A worker that dies
+mid-step has its tasks rerun elsewhere by the scheduler; the rerun draws the same random streams
+(seed, step, document), so the step's result does not change.
+
+GibbsLDA's collapsed sweeps (`inference.cgs`) do not split this way: each token's conditional
+reads counts that every other token of the corpus updates, so documents are not independent
+within a sweep (AD-LDA's approximation, Newman et al. 2009, gives up exactness).
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Iterator
+
+from .estep_chunks import BLOCK_DOCUMENTS, fixed_chunk_bounds, chunk_bounds
+
+BACKENDS = ("serial", "threads", "dask")
+"""The names ``OnlineLDA(backend=...)`` takes (or a `distributed.Client`, or a backend)."""
+
+BACKEND_CHUNKS_PER_WORKER = 4
+"""Chunks per worker when the chunk size is not fixed: several, so that a fast worker takes
+more of them (chunks are whole runs of blocks and need not divide the minibatch evenly)."""
+
+
+@dataclass
+class Transfer:
+    """Bytes a backend sent to workers (chunk tasks) and received (their statistics), and how
+    many steps and chunks; for benchmarks and docs/distributed.md."""
+
+    steps: int = 0
+    chunks: int = 0
+    sent: int = 0
+    received: int = 0
+
+
+class SerialBackend:
+    """Every chunk here, in order, one after the other (one chunk per minibatch by default)."""
+
+    name = "serial"
+    workers = 1
+
+    def __init__(self, chunk_documents: int | None = None):
+        self.chunk_documents = chunk_documents
+
+    def __call__(self, function: Callable, chunks: Iterable) -> Iterator:
+        return map(function, chunks)
+
+
+class ThreadBackend:
+    """The chunks on a pool of ``workers`` threads (default: one per CPU), each running the
+    numba kernels with one thread of its own (numba releases the GIL in them). Needs a
+    thread-safe numba threading layer (omp or tbb; the workqueue layer aborts on concurrent
+    parallel calls)."""
+
+    name = "threads"
+
+    def __init__(self, workers: int | None = None, chunk_documents: int | None = None):
+        import os
+        self.workers = int(workers or os.cpu_count() or 1)
+        self.chunk_documents = chunk_documents
+        self._pool: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self, function: Callable, chunks: Iterable) -> Iterator:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.workers, initializer=_one_numba_thread)
+        return self._pool.map(function, chunks)
+
+
+def _one_numba_thread() -> None:
+    import numba
+    numba.set_num_threads(1)
+
+
+@dataclass
+class DaskBackend:
+    """The chunks on a `distributed.Client`'s workers: each minibatch's tasks are submitted at
+    once (``client.map``, not hashed: ``pure=False``), gathered in order, and released.
+    ``workers`` is the cluster's thread count when the step starts. ``owns_client``: `close`
+    also closes the client (and its LocalCluster)."""
+
+    client: object
+    chunk_documents: int | None = None
+    owns_client: bool = False
+    transfer: Transfer = field(default_factory=Transfer)
+
+    name = "dask"
+
+    @classmethod
+    def start(cls, address: str | None = None, n_workers: int | None = None,
+              threads_per_worker: int = 1, chunk_documents: int | None = None,
+              processes: bool = True) -> "DaskBackend":
+        """Connect to the scheduler at ``address``, or start a `LocalCluster` of ``n_workers``
+        worker processes (default: one per CPU) of ``threads_per_worker`` threads."""
+        from distributed import Client, LocalCluster
+        if address is not None:
+            client = Client(address)
+        else:
+            client = Client(LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker,
+                                         processes=processes, dashboard_address=None))
+        return cls(client, chunk_documents, owns_client=True)
+
+    @property
+    def workers(self) -> int:
+        return max(1, sum(self.client.nthreads().values()))
+
+    def __call__(self, function: Callable, chunks: Iterable) -> Iterator:
+        chunks = list(chunks)
+        futures = self.client.map(function, chunks, pure=False)
+        try:
+            results = self.client.gather(futures)
+        finally:
+            for future in futures:
+                future.release()
+        self.transfer.steps += 1
+        self.transfer.chunks += len(chunks)
+        self.transfer.sent += sum(getattr(chunk, "nbytes", 0) for chunk in chunks)
+        self.transfer.received += sum(getattr(result, "nbytes", 0) for result in results)
+        return iter(results)
+
+    def close(self) -> None:
+        if self.owns_client:
+            cluster = getattr(self.client, "cluster", None)
+            self.client.close()
+            if cluster is not None:
+                cluster.close()
+
+
+_SHARED_DASK: DaskBackend | None = None
+
+
+def _dask_client_class():
+    import sys
+    module = sys.modules.get("distributed")  # a Client exists only if distributed was imported
+    return None if module is None else module.Client
+
+
+def is_dask_client(value) -> bool:
+    client_class = _dask_client_class()
+    return client_class is not None and isinstance(value, client_class)
+
+
+@dataclass(frozen=True)
+class BackendObject:
+    """Validation constraint (`streamtopics.validation`): a `distributed.Client` or a backend
+    object of this module."""
+
+    def accepts(self, value, parameters) -> bool:
+        return is_dask_client(value) or isinstance(value, (SerialBackend, ThreadBackend,
+                                                           DaskBackend))
+
+    def __str__(self) -> str:
+        return "a distributed.Client or a backend of streamtopics.inference.backends"
+
+
+def resolve_backend(spec):
+    """The backend of ``OnlineLDA(backend=spec)``: "serial", "threads", "dask" (the current
+    `distributed` client, else a LocalCluster started once for this process), a
+    `distributed.Client`, or a backend object itself."""
+    global _SHARED_DASK
+    if isinstance(spec, str):
+        if spec == "serial":
+            return SerialBackend()
+        if spec == "threads":
+            return ThreadBackend()
+        if spec == "dask":
+            from distributed import get_client
+            try:
+                return DaskBackend(get_client())
+            except ValueError:  # no client yet
+                if _SHARED_DASK is None:
+                    _SHARED_DASK = DaskBackend.start()
+                return _SHARED_DASK
+        raise ValueError(f"unknown backend {spec!r}: one of {', '.join(BACKENDS)}")
+    if is_dask_client(spec):
+        return DaskBackend(spec)
+    return spec
+
+
+def plan_chunks(n_documents: int, backend) -> list[tuple[int, int]]:
+    """(start, stop) of the chunks ``backend`` runs a minibatch of ``n_documents`` in: its fixed
+    ``chunk_documents``, else `BACKEND_CHUNKS_PER_WORKER` per worker (one for a plain map)."""
+    fixed = getattr(backend, "chunk_documents", None)
+    if fixed is not None:
+        return fixed_chunk_bounds(n_documents, fixed)
+    workers = getattr(backend, "workers", 1)
+    return chunk_bounds(n_documents, 1 if workers == 1 else BACKEND_CHUNKS_PER_WORKER * workers)
+
+
+__all__ = ["BACKENDS", "BLOCK_DOCUMENTS", "BackendObject", "DaskBackend", "SerialBackend", "ThreadBackend",
+           "Transfer", "is_dask_client", "plan_chunks", "resolve_backend"]

@@ -1,0 +1,131 @@
+"""The E-step of one minibatch as independent chunks whose merged statistics do not depend on
+the chunking: what a backend (`inference.backends`) maps over workers.
+
+The E-step is a map-reduce (Dupuy & Bach 2016, eq. 6: E_i is a sum over the minibatch's
+documents): each document's local estimate depends only on the parameters eta_{i-1} and on its
+own random stream (seed, step, document index: `LocalEstimator`), so documents can run anywhere.
+Only the *sum* needs care: floating-point addition is not associative, so summing the chunks'
+statistics in another grouping gives other last bits. The grouping is therefore fixed by the
+minibatch alone, never by the chunking or the number of workers:
+
+1. **Blocks.** The minibatch's documents form blocks of `BLOCK_DOCUMENTS` consecutive documents;
+   each block's statistics are those of one local run over it (`LocalRun.statistics`, the
+   estimator's own sums in document order).
+2. **A fixed tree.** The blocks' statistics are summed pairwise along the binary tree of their
+   indices (`tree_merge`: the left subtree holds the largest power of two of blocks below the
+   total), each node a `MinibatchStats.merge`.
+3. **Chunks are subtrees.** A chunk is an aligned run of 2^m blocks (the last one may be
+   shorter), which is a subtree of that tree, so a worker merges its blocks itself and sends one
+   `MinibatchStats`; the client merges the chunks along the top of the same tree.
+
+Any chunk size 2^m blocks therefore gives the same sums, bit for bit, in any order the chunks
+finish; a minibatch of at most `BLOCK_DOCUMENTS` documents is one block, one local run: the
+arithmetic of a plain `LocalRun` over the whole minibatch.
+
+A chunk carries the word weights (beta_wk, or exp(E_q[log beta_wk])) of *its own* words only,
+U_c x K rows of the client's U x K (never the K x V topics), with alpha, the seed and the step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator
+
+import numpy as np
+
+from .minibatch import Minibatch
+from .parts import LocalEstimator
+from .stats import MinibatchStats
+
+BLOCK_DOCUMENTS = 100
+"""Documents per block, the unit of the fixed summation tree (and the finest chunk)."""
+
+
+def tree_merge(statistics: list[MinibatchStats]) -> MinibatchStats:
+    """Sum of ``statistics`` (consecutive blocks, in document order) along the fixed binary
+    tree: the first 2^j items (2^j the largest power of two below their number) and the rest
+    are summed separately, then merged. Every aligned run of 2^m items is a subtree."""
+    if not statistics:
+        raise ValueError("nothing to merge")
+    if len(statistics) == 1:
+        return statistics[0]
+    split = 1 << ((len(statistics) - 1).bit_length() - 1)
+    return tree_merge(statistics[:split]).merge(tree_merge(statistics[split:]))
+
+
+@dataclass(frozen=True)
+class ChunkTask:
+    """The E-step of one chunk: documents of a minibatch, the word weights of the chunk's words
+    (U_c x K, rows in ``batch.words`` order), alpha, and what fixes the random streams (the
+    engine's seed and the index of the minibatch's step)."""
+
+    local: LocalEstimator
+    batch: Minibatch
+    weights: np.ndarray
+    alpha: np.ndarray
+    seed: int
+    step: int
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the arrays the task carries (what a backend sends to a worker)."""
+        b = self.batch
+        return int(self.weights.nbytes + self.alpha.nbytes + b.doc_ptr.nbytes
+                   + b.entry_word.nbytes + b.entry_count.nbytes + b.token_ptr.nbytes
+                   + b.words.nbytes)
+
+
+def run_chunk(task: ChunkTask) -> MinibatchStats:
+    """The statistics of a chunk: one local run per block, merged along the fixed tree. A
+    module-level function of its argument alone, so any worker process can run it."""
+    batch, blocks = task.batch, []
+    for start in range(0, batch.n_documents, BLOCK_DOCUMENTS):
+        block = batch.documents(start, min(start + BLOCK_DOCUMENTS, batch.n_documents))
+        rows = task.weights if block is batch else task.weights[
+            np.searchsorted(batch.words, block.words)]
+        run = task.local.begin(block, task.alpha.size, task.seed, task.step)
+        run.advance(rows, task.alpha, task.local.passes)
+        blocks.append(run.statistics())
+    return tree_merge(blocks)
+
+
+def chunk_bounds(n_documents: int, n_chunks: int, first_block: int = 0) -> list[tuple[int, int]]:
+    """(start, stop) documents of chunks of 2^m blocks, m the largest with at least
+    ``n_chunks`` chunks (one chunk when the minibatch has fewer blocks)."""
+    n_blocks = -(-n_documents // BLOCK_DOCUMENTS)
+    size = 1
+    while size < n_blocks and -(-n_blocks // (2 * size)) >= n_chunks:
+        size *= 2
+    step = size * BLOCK_DOCUMENTS
+    return [(start, min(start + step, n_documents)) for start in range(0, n_documents, step)]
+
+
+def fixed_chunk_bounds(n_documents: int, chunk_documents: int) -> list[tuple[int, int]]:
+    """(start, stop) of chunks of ``chunk_documents`` documents, which must be
+    `BLOCK_DOCUMENTS` times a power of two (so that every chunk is a subtree)."""
+    blocks, remainder = divmod(chunk_documents, BLOCK_DOCUMENTS)
+    if remainder or blocks < 1 or blocks & (blocks - 1):
+        raise ValueError(f"chunk_documents must be {BLOCK_DOCUMENTS} times a power of two "
+                         f"(100, 200, 400, ...), not {chunk_documents}")
+    return [(start, min(start + chunk_documents, n_documents))
+            for start in range(0, n_documents, chunk_documents)]
+
+
+def chunk_tasks(local: LocalEstimator, batch: Minibatch, weights: np.ndarray, alpha: np.ndarray,
+                seed: int, step: int, bounds: list[tuple[int, int]]) -> Iterator[ChunkTask]:
+    """The tasks of ``batch`` cut at ``bounds``, each with the rows of ``weights`` (U x K, the
+    minibatch's words) of its own words."""
+    for start, stop in bounds:
+        chunk = batch.documents(start, stop)
+        rows = weights if chunk is batch else weights[np.searchsorted(batch.words, chunk.words)]
+        yield ChunkTask(local, chunk, rows, alpha, seed, step)
+
+
+EStepMapper = Callable[[Callable[[ChunkTask], MinibatchStats], Iterable[ChunkTask]],
+                       Iterable[MinibatchStats]]
+
+
+def minibatch_statistics(tasks: list[ChunkTask], estep_map: EStepMapper) -> MinibatchStats:
+    """The minibatch's statistics from its chunks' (aligned runs of blocks, in order), mapped by
+    ``estep_map`` and merged along the top of the fixed tree."""
+    return tree_merge(list(estep_map(run_chunk, tasks)))

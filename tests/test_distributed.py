@@ -1,0 +1,134 @@
+"""The E-step on Dask (issue 16): the same model for the same seed, on any backend, worker count
+and chunking; chunks carry only their own words' weights."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from streamtopics.corpus.synthetic import generate_synthetic
+from streamtopics.estimators import OnlineLDA
+from streamtopics.inference.backends import DaskBackend, SerialBackend, ThreadBackend
+from streamtopics.inference.estep_chunks import BLOCK_DOCUMENTS, chunk_bounds, tree_merge
+from streamtopics.inference.minibatch import Minibatch
+from streamtopics.inference.stats import MinibatchStats
+
+distributed = pytest.importorskip("distributed")
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+BATCH = 4 * BLOCK_DOCUMENTS + 37  # five blocks, the last one short
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    corpus, _ = generate_synthetic(n_topics=3, n_words=40, n_documents=2 * BATCH,
+                                   mean_length=12, seed=16)
+    return corpus
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as local, \
+            distributed.Client(local) as client:
+        yield client
+
+
+def _fit(corpus, backend, method="g-oem"):
+    model = OnlineLDA(3, method=method, batch_size=BATCH, local_passes=4, n_passes=2,
+                      random_state=5, backend=backend)
+    return model.fit(corpus)
+
+
+def _assert_same_model(model, reference):
+    np.testing.assert_array_equal(model.components_, reference.components_)
+    np.testing.assert_array_equal(model.doc_topic_prior_, reference.doc_topic_prior_)
+
+
+@pytest.mark.parametrize("method", ["g-oem", "v-oem"])
+def test_a_local_cluster_of_two_workers_trains_the_serial_model_bit_for_bit(corpus, cluster,
+                                                                           method):
+    serial = _fit(corpus, "serial", method)
+    backend = DaskBackend(cluster)
+    _assert_same_model(_fit(corpus, backend, method), serial)
+    assert backend.transfer.steps == 4 and backend.transfer.chunks >= 4 * 2
+    _assert_same_model(_fit(corpus, cluster, method), serial)  # a Client as the backend
+
+
+def test_any_chunking_and_worker_count_gives_the_same_model(corpus, cluster):
+    reference = _fit(corpus, "serial")
+    for backend in (SerialBackend(chunk_documents=BLOCK_DOCUMENTS),
+                    SerialBackend(chunk_documents=2 * BLOCK_DOCUMENTS),
+                    ThreadBackend(workers=3, chunk_documents=BLOCK_DOCUMENTS),
+                    DaskBackend(cluster, chunk_documents=4 * BLOCK_DOCUMENTS)):
+        _assert_same_model(_fit(corpus, backend), reference)
+
+
+def test_a_chunk_carries_the_weights_of_its_own_words_only(corpus):
+    """What a worker receives: its documents and U_c x K weights, never the K x V topics."""
+    sent = []
+
+    class Recording(SerialBackend):
+        def __call__(self, function, chunks):
+            chunks = list(chunks)
+            sent.extend(chunks)
+            return super().__call__(function, chunks)
+
+    _fit(corpus, Recording(chunk_documents=BLOCK_DOCUMENTS))
+    assert len(sent) == 4 * 5
+    for task in sent:
+        assert task.weights.shape == (task.batch.words.size, 3)
+        assert task.batch.n_documents <= BLOCK_DOCUMENTS
+    assert min(task.batch.words.size for task in sent) < corpus.n_words
+
+
+def test_split_minibatch_keeps_entries_words_and_random_streams():
+    counts = sp.random(30, 25, density=0.3, format="csr", random_state=1,
+                       data_rvs=lambda n: np.arange(1, n + 1))
+    whole = Minibatch.from_counts(counts, first_document=7)
+    part = whole.documents(10, 21)
+    expected = Minibatch.from_counts(counts[10:21], first_document=17)
+    for name in ("doc_ptr", "entry_word", "entry_count", "token_ptr", "words"):
+        np.testing.assert_array_equal(getattr(part, name), getattr(expected, name))
+    assert part.first_document == 17
+
+
+def test_aligned_runs_merged_separately_give_the_tree_sum_bit_for_bit():
+    """Chunks of 2^m blocks are subtrees of the fixed tree: merging each, then the chunks, is
+    the whole tree's sum; a plain left-to-right sum is not (floats are not associative)."""
+    rng = np.random.default_rng(3)
+    blocks = []
+    for _ in range(11):
+        words = np.sort(rng.choice(50, size=20, replace=False))
+        blocks.append(MinibatchStats(words, rng.random((20, 4)) * 10 ** rng.uniform(-8, 8),
+                                     rng.normal(size=4), 10, 50))
+    whole = tree_merge(blocks)
+    for size in (1, 2, 4, 8, 16):
+        chunks = [tree_merge(blocks[i:i + size]) for i in range(0, len(blocks), size)]
+        merged = tree_merge(chunks)
+        np.testing.assert_array_equal(merged.words, whole.words)
+        np.testing.assert_array_equal(merged.word_topic, whole.word_topic)
+        np.testing.assert_array_equal(merged.log_theta, whole.log_theta)
+    left_to_right = blocks[0]
+    for block in blocks[1:]:
+        left_to_right = left_to_right.merge(block)
+    assert not np.array_equal(left_to_right.word_topic, whole.word_topic)
+
+
+def test_chunks_are_aligned_runs_of_a_power_of_two_blocks():
+    assert chunk_bounds(250, 1) == [(0, 250)]
+    assert chunk_bounds(1000, 3) == [(0, 400), (400, 800), (800, 1000)]
+    assert chunk_bounds(1000, 4) == [(0, 200), (200, 400), (400, 600), (600, 800), (800, 1000)]
+    with pytest.raises(ValueError, match="power of two"):
+        _fit_chunked(300)
+
+
+def _fit_chunked(chunk_documents):
+    corpus, _ = generate_synthetic(n_topics=2, n_words=10, n_documents=BATCH, seed=1)
+    return _fit(corpus, SerialBackend(chunk_documents=chunk_documents))
+
+
+def test_a_boosted_method_refuses_a_parallel_backend(corpus):
+    with pytest.raises(ValueError, match="boosted"):
+        _fit(corpus, ThreadBackend(workers=2), method="g-oem++")
+
