@@ -7,8 +7,10 @@ import scipy.sparse as sp
 
 from streamtopics.corpus.synthetic import generate_synthetic
 from streamtopics.estimators import OnlineLDA
-from streamtopics.inference.backends import DaskBackend, SerialBackend, ThreadBackend
-from streamtopics.inference.estep_chunks import BLOCK_DOCUMENTS, chunk_bounds, tree_merge
+from streamtopics.inference.backends import (DaskBackend, SerialBackend, ThreadBackend,
+                                             plan_chunks)
+from streamtopics.inference.estep_chunks import (BLOCK_DOCUMENTS, ChunkTask, chunk_bounds,
+                                                run_chunk, tree_merge)
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.stats import MinibatchStats
 
@@ -132,3 +134,21 @@ def test_a_boosted_method_refuses_a_parallel_backend(corpus):
     with pytest.raises(ValueError, match="boosted"):
         _fit(corpus, ThreadBackend(workers=2), method="g-oem++")
 
+
+
+def test_hdp_minibatches_are_not_split():
+    """HDP's local step shares the topics it opens across the minibatch: its minibatch is one
+    chunk of one block, whatever the backend asks, i.e. one local run."""
+    from streamtopics.inference.estep_hdp import HDPGibbsEstimator
+    corpus, _ = generate_synthetic(n_topics=3, n_words=30, n_documents=BATCH, seed=2)
+    local, batch = HDPGibbsEstimator(passes=4, max_topics=8), Minibatch.from_counts(corpus.counts)
+    assert plan_chunks(BATCH, SerialBackend(chunk_documents=BLOCK_DOCUMENTS), local) == \
+        [(0, BATCH)]
+    weights = np.random.default_rng(0).dirichlet(np.ones(3), size=batch.words.size)
+    alpha = np.full(3, 0.5)
+    direct = local.begin(batch, 3, 1, 0)
+    direct.advance(weights, alpha, 4)
+    expected, chunked = direct.statistics(), run_chunk(ChunkTask(local, batch, weights, alpha, 1, 0))
+    assert chunked.n_topics == expected.n_topics
+    np.testing.assert_array_equal(chunked.word_topic, expected.word_topic)
+    np.testing.assert_array_equal(chunked.log_theta, expected.log_theta)

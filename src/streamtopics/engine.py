@@ -261,7 +261,7 @@ class OnlineEM:
         fixed by the minibatch alone (`inference.estep_chunks`: any backend, the same sums)."""
         weights = self.parameters.word_weights(self.stats, batch.words)
         tasks = chunk_tasks(self.local, batch, weights, self.alpha, self.seed, self.step,
-                            plan_chunks(batch.n_documents, self.estep_map))
+                            plan_chunks(batch.n_documents, self.estep_map, self.local))
         return minibatch_statistics(list(tasks), self.estep_map)
 
     def _m_step(self, rho, minibatch_stats, alpha_previous, update_alpha: bool = True) -> None:

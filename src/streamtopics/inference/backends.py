@@ -25,7 +25,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
-from .estep_chunks import BLOCK_DOCUMENTS, fixed_chunk_bounds, chunk_bounds
+from .estep_chunks import (BLOCK_DOCUMENTS, chunk_bounds, fixed_chunk_bounds,
+                           independent_documents)
 
 BACKENDS = ("serial", "threads", "dask")
 """The names ``OnlineLDA(backend=...)`` takes (or a `distributed.Client`, or a backend)."""
@@ -191,9 +192,12 @@ def resolve_backend(spec):
     return spec
 
 
-def plan_chunks(n_documents: int, backend) -> list[tuple[int, int]]:
+def plan_chunks(n_documents: int, backend, local) -> list[tuple[int, int]]:
     """(start, stop) of the chunks ``backend`` runs a minibatch of ``n_documents`` in: its fixed
-    ``chunk_documents``, else `BACKEND_CHUNKS_PER_WORKER` per worker (one for a plain map)."""
+    ``chunk_documents``, else `BACKEND_CHUNKS_PER_WORKER` per worker (one for a plain map, or
+    when the ``local`` estimator's documents are not independent)."""
+    if not independent_documents(local):
+        return [(0, n_documents)]
     fixed = getattr(backend, "chunk_documents", None)
     if fixed is not None:
         return fixed_chunk_bounds(n_documents, fixed)

@@ -41,6 +41,13 @@ BLOCK_DOCUMENTS = 100
 """Documents per block, the unit of the fixed summation tree (and the finest chunk)."""
 
 
+def independent_documents(local: LocalEstimator) -> bool:
+    """Whether ``local``'s documents are independent given the global parameters (LDA's local
+    steps); a local step that shares state across a minibatch's documents (HDP's opened topics)
+    says ``independent_documents = False`` and runs each minibatch as one block."""
+    return getattr(local, "independent_documents", True)
+
+
 def tree_merge(statistics: list[MinibatchStats]) -> MinibatchStats:
     """Sum of ``statistics`` (consecutive blocks, in document order) along the fixed binary
     tree: the first 2^j items (2^j the largest power of two below their number) and the rest
@@ -79,8 +86,9 @@ def run_chunk(task: ChunkTask) -> MinibatchStats:
     """The statistics of a chunk: one local run per block, merged along the fixed tree. A
     module-level function of its argument alone, so any worker process can run it."""
     batch, blocks = task.batch, []
-    for start in range(0, batch.n_documents, BLOCK_DOCUMENTS):
-        block = batch.documents(start, min(start + BLOCK_DOCUMENTS, batch.n_documents))
+    size = BLOCK_DOCUMENTS if independent_documents(task.local) else batch.n_documents
+    for start in range(0, batch.n_documents, size):
+        block = batch.documents(start, min(start + size, batch.n_documents))
         rows = task.weights if block is batch else task.weights[
             np.searchsorted(batch.words, block.words)]
         run = task.local.begin(block, task.alpha.size, task.seed, task.step)

@@ -62,6 +62,7 @@ class HDPGibbsEstimator:
     grow: bool = True
 
     name = "gibbs-hdp"
+    independent_documents = False  # opened topics are shared within a minibatch (spec G3)
 
     @property
     def recorded_passes(self) -> int:
