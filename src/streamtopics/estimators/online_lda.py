@@ -254,14 +254,16 @@ class OnlineLDA(TopicModelEstimator):
     # --- training ------------------------------------------------------------------------------
     def _use_backend(self) -> None:
         """Give the engine the E-step backend of ``backend`` (made once per value: a thread pool
-        or a Dask client is reused across `partial_fit` calls)."""
+        or a Dask client is reused across `partial_fit` calls); "serial" for a subclass without
+        the parameter."""
+        backend = getattr(self, "backend", "serial")
         cached = getattr(self, "_backend_cache", None)
-        if cached is None or cached[0] is not self.backend:
-            if self.backend != "serial" and self._engine.boosted:
+        if cached is None or cached[0] is not backend:
+            if backend != "serial" and self._engine.boosted:
                 raise ValueError(f"a boosted (++) method updates the topics between the local "
                                  f"passes of a minibatch, so its E-step cannot be mapped over "
-                                 f"workers: use backend='serial', not {self.backend!r}")
-            cached = self._backend_cache = (self.backend, resolve_backend(self.backend))
+                                 f"workers: use backend='serial', not {backend!r}")
+            cached = self._backend_cache = (backend, resolve_backend(backend))
         self._engine.estep_map = cached[1]
 
     def _first_step_rows(self, method: Method) -> int:
