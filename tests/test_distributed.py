@@ -148,7 +148,7 @@ def test_hdp_minibatches_are_not_split():
     alpha = np.full(3, 0.5)
     direct = local.begin(batch, 3, 1, 0)
     direct.advance(weights, alpha, 4)
-    expected, chunked = direct.statistics(), run_chunk(ChunkTask(local, batch, weights, alpha, 1, 0))
+    expected, chunked = direct.statistics(), run_chunk(ChunkTask(local, batch, weights, alpha, 3, 1, 0))
     assert chunked.n_topics == expected.n_topics
     np.testing.assert_array_equal(chunked.word_topic, expected.word_topic)
     np.testing.assert_array_equal(chunked.log_theta, expected.log_theta)

@@ -253,15 +253,15 @@ class OnlineEM:
             self._check_batch(batch)
             tokens.append(batch.n_tokens)
             yield ChunkTask(self.local, batch, self.parameters.word_weights(self.stats, batch.words),
-                            self.alpha, self.seed, self.step)
+                            self.alpha, self.n_topics, self.seed, self.step)
 
     def _minibatch_statistics(self, batch: Minibatch) -> MinibatchStats:
         """E_i (eq. 6) summed over ``batch`` with the parameters eta_{i-1}: its chunks, each
         with the weights of its own words, mapped by ``estep_map`` and merged along a tree
         fixed by the minibatch alone (`inference.estep_chunks`: any backend, the same sums)."""
         weights = self.parameters.word_weights(self.stats, batch.words)
-        tasks = chunk_tasks(self.local, batch, weights, self.alpha, self.seed, self.step,
-                            plan_chunks(batch.n_documents, self.estep_map, self.local))
+        tasks = chunk_tasks(self.local, batch, weights, self.alpha, self.n_topics, self.seed,
+                            self.step, plan_chunks(batch.n_documents, self.estep_map, self.local))
         return minibatch_statistics(list(tasks), self.estep_map)
 
     def _m_step(self, rho, minibatch_stats, alpha_previous, update_alpha: bool = True) -> None:

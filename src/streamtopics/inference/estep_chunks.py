@@ -63,13 +63,14 @@ def tree_merge(statistics: list[MinibatchStats]) -> MinibatchStats:
 @dataclass(frozen=True)
 class ChunkTask:
     """The E-step of one chunk: documents of a minibatch, the word weights of the chunk's words
-    (U_c x K, rows in ``batch.words`` order), alpha, and what fixes the random streams (the
+    (U_c x K, rows in ``batch.words`` order), alpha, K, and what fixes the random streams (the
     engine's seed and the index of the minibatch's step)."""
 
     local: LocalEstimator
     batch: Minibatch
     weights: np.ndarray
     alpha: np.ndarray
+    n_topics: int
     seed: int
     step: int
 
@@ -91,7 +92,7 @@ def run_chunk(task: ChunkTask) -> MinibatchStats:
         block = batch.documents(start, min(start + size, batch.n_documents))
         rows = task.weights if block is batch else task.weights[
             np.searchsorted(batch.words, block.words)]
-        run = task.local.begin(block, task.alpha.size, task.seed, task.step)
+        run = task.local.begin(block, task.n_topics, task.seed, task.step)
         run.advance(rows, task.alpha, task.local.passes)
         blocks.append(run.statistics())
     return tree_merge(blocks)
@@ -120,13 +121,14 @@ def fixed_chunk_bounds(n_documents: int, chunk_documents: int) -> list[tuple[int
 
 
 def chunk_tasks(local: LocalEstimator, batch: Minibatch, weights: np.ndarray, alpha: np.ndarray,
-                seed: int, step: int, bounds: list[tuple[int, int]]) -> Iterator[ChunkTask]:
+                n_topics: int, seed: int, step: int,
+                bounds: list[tuple[int, int]]) -> Iterator[ChunkTask]:
     """The tasks of ``batch`` cut at ``bounds``, each with the rows of ``weights`` (U x K, the
     minibatch's words) of its own words."""
     for start, stop in bounds:
         chunk = batch.documents(start, stop)
         rows = weights if chunk is batch else weights[np.searchsorted(batch.words, chunk.words)]
-        yield ChunkTask(local, chunk, rows, alpha, seed, step)
+        yield ChunkTask(local, chunk, rows, alpha, n_topics, seed, step)
 
 
 EStepMapper = Callable[[Callable[[ChunkTask], MinibatchStats], Iterable[ChunkTask]],
