@@ -22,9 +22,9 @@ tokens of words that never occur in the training documents are dropped (a freque
 gives them probability 0: debian has 653 such test tokens in 12 documents, newsarticles 158 in
 10); the counts are recorded. For the synthetic corpus the true model's score is reported too.
 
-Usage: python experiments/baselines.py [--datasets synthetic debian newsarticles] [--seeds 3]
+Usage: python reproductions/baselines.py [--datasets synthetic debian newsarticles] [--seeds 3]
        [--synthetic-train 100000] [--synthetic-test 5000] [--test-documents 1000]
-       [--max-tokens 100] [--particles 20] [--threads 2] [--output experiments/results]
+       [--max-tokens 100] [--particles 20] [--threads 2] [--output reproductions/results]
 Writes baselines.json (after every run, so a stopped run keeps what it did) and baselines.md, and
 prints the table and whether the paper's ordering holds.
 """

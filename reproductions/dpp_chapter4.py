@@ -1,8 +1,8 @@
 """Dupuy's thesis, chapter 4: the low-rank DPP on synthetic data (Figures 24, 25, 27, 28) and
 summaries of real documents (Tables 9-11).
 
-    python experiments/dpp_chapter4.py synthetic --out bench/results/dpp_chapter4
-    python experiments/dpp_chapter4.py real --out bench/results/dpp_chapter4
+    python reproductions/dpp_chapter4.py synthetic --out bench/results/dpp_chapter4
+    python reproductions/dpp_chapter4.py real --out bench/results/dpp_chapter4
 
 ``synthetic``: the item set {1..V} (V = 100, r* = 5, alpha = 1e-5) and the exponential set
 {0,1}^10 (r* = 2, gamma = 1/V, pi = 1/2), exact samples (Kulesza & Taskar, Algorithm 1), a shared

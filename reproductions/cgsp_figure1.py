@@ -10,8 +10,8 @@ estimators, so the four curves phi+theta, phi+theta^p, phi^p+theta, phi^p+theta^
 samples (as in the paper). Perplexity = exp(-held-out log-likelihood / held-out tokens)
 (eq. 55-56), averaged over ``--runs`` runs (different seeds).
 
-Usage: python experiments/cgsp_figure1.py [--corpora newsarticles finefoods] [--topics 20 100]
-       [--runs 1] [--iterations 200] [--samples 1 2 3 5 10 20] [--output experiments/results]
+Usage: python reproductions/cgsp_figure1.py [--corpora newsarticles finefoods] [--topics 20 100]
+       [--runs 1] [--iterations 200] [--samples 1 2 3 5 10 20] [--output reproductions/results]
 Writes cgsp_figure1.json, cgsp_figure1.md (and cgsp_figure1.png with matplotlib) and prints the
 table, including how much theta^p improves on theta at one sample.
 """
