@@ -129,3 +129,36 @@ def test_growth_from_two_topics_helps_on_a_planted_corpus():
     lda = OnlineLDA(2, batch_size=100, local_passes=10, random_state=1).fit(train)
     assert 4 <= np.sum(hdp.topic_weights_ > 0.01) <= 12
     assert hdp.score(test) > lda.score(test) * 0.99   # log-likelihoods are negative
+
+
+def test_cli_fit_model_hdp_then_evaluate_scores_the_rest_as_score_does(tmp_path, capsys):
+    """`fit --model hdp` writes an OnlineHDP model file; `evaluate` on it gives model.score (the
+    rest of the stick scored as one uniform topic, spec G8); `topics` lists the T topics."""
+    import json
+
+    from streamtopics.cli.main import main
+    from streamtopics.corpus.readers import read_corpus_dir
+    from test_cli_fit import write_docword
+
+    corpus, _ = generate_synthetic(n_topics=4, n_words=60, n_documents=330, mean_length=25,
+                                   alpha=0.3, seed=2)
+    (tmp_path / "vocab.txt").write_text("\n".join(f"w{i}" for i in range(60)) + "\n")
+    write_docword(tmp_path / "train.docword.txt", corpus[:300].counts)
+    write_docword(tmp_path / "test.docword.txt", corpus[300:].counts)
+
+    def run(argv):
+        code = main(argv + ["--json"])
+        captured = capsys.readouterr()
+        assert code == 0, captured.err
+        return json.loads(captured.out)
+
+    model_path = tmp_path / "hdp.npz"
+    fitted = run(["fit", str(tmp_path), "--model", "hdp", "--max-topics", "12",
+                  "--batch-size", "50", "--local-passes", "8", "-o", str(model_path)])
+    model = load_estimator(model_path)
+    assert isinstance(model, OnlineHDP) and fitted["n_topics"] == model.n_topics_ >= 2
+    assert model.rest_weight_ > 0
+    scored = run(["evaluate", str(model_path), str(tmp_path)])
+    assert scored["mean_log_likelihood_per_document"] == pytest.approx(
+        model.score(read_corpus_dir(tmp_path, "test")), rel=1e-12)
+    assert run(["topics", str(model_path)])["n_topics"] == model.n_topics_

@@ -152,6 +152,22 @@ def load_topic_parameters(path) -> tuple[np.ndarray, np.ndarray, np.ndarray | No
     return topic_parameters(arrays, path)
 
 
+def scored_topic_parameters(path) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """`load_topic_parameters`, plus the rest of the stick of an HDP model file (its array
+    ``rest_alpha`` = a_*, `OnlineHDP.to_lda`) as one more topic, uniform over the V words with
+    alpha a_*: the LDA whose held-out likelihood is the HDP's (what `evaluate` scores)."""
+    beta, alpha, vocabulary = load_topic_parameters(path)
+    rest = _read_arrays(Path(path)).get("rest_alpha")
+    if rest is None:
+        return beta, alpha, vocabulary
+    rest = np.asarray(rest, dtype=np.float64).ravel()
+    if rest.shape != (1,) or not np.isfinite(rest[0]) or rest[0] <= 0:
+        raise ModelFileError(f"{path}: rest_alpha must be one finite positive number (got "
+                             f"shape {rest.shape})")
+    uniform = np.full((1, beta.shape[1]), 1.0 / beta.shape[1])
+    return np.vstack([beta, uniform]), np.append(alpha, rest), vocabulary
+
+
 def topic_parameters(arrays: dict[str, np.ndarray], path) -> tuple[np.ndarray, np.ndarray,
                                                                      np.ndarray | None]:
     """Checked (beta, alpha, vocabulary or None) of a model file's ``arrays``: beta K x V

@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import InputError
 from ..evaluation import (document_completion, elbo, left_to_right, npmi_coherence,
                           top_word_ids, top_words_table, umass_coherence)
-from ..persistence import load_topic_parameters
+from ..persistence import scored_topic_parameters
 from ..corpus.readers import TEXT_FORMATS, detect_format, load_corpus
 from .common import add_json_flag, add_text_options, emit, progress, report_reading, text_options
 
@@ -78,7 +78,7 @@ def read_documents(args, model_vocabulary):
 def run(args) -> int:
     if args.max_docs is not None and args.max_docs < 1:
         raise InputError(f"--max-docs must be a positive integer, got {args.max_docs}")
-    beta, alpha, model_vocabulary = load_topic_parameters(args.model)
+    beta, alpha, model_vocabulary = scored_topic_parameters(args.model)
     corpus = read_documents(args, model_vocabulary)
     report_reading(corpus.report)
     _check_vocabulary(beta, model_vocabulary, corpus, args)

@@ -27,6 +27,7 @@ from ..corpus.streaming import DocwordStream
 from ..errors import InputError
 from ..estimators.auto_passes import validation_split
 from ..estimators.gibbs_lda import CVB0LDA, GibbsLDA
+from ..estimators.hdp import OnlineHDP
 from ..estimators.online_lda import OnlineLDA
 from ..corpus.corpus import occurring_words, restrict_to_words
 from ..inference.presets import PRESETS
@@ -125,16 +126,23 @@ def register(subparsers) -> None:
                         help="documents in the corpus, for the Bayesian presets (olda, svb, "
                              "vargibbs) when the input is streamed")
     fit_labeled.add_arguments(parser)
+    hdp = parser.add_argument_group("--model hdp (topics grow with the stream; --method g-oem)")
+    hdp.add_argument("--max-topics", type=int, default=200, metavar="N",
+                     help="the most topics the HDP opens (default: 200)")
+    hdp.add_argument("--initial-topics", type=int, default=2, metavar="T",
+                     help="topics at the start (default: 2, the thesis')")
     parser.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file to write")
     add_json_flag(parser)
     parser.set_defaults(run=run)
 
 
 def run(args) -> int:
-    if args.model is not None:
+    if args.model in fit_labeled.MODELS:
         return fit_labeled.run(args)
-    if args.topics is None:
-        raise InputError("-k/--topics is required (except for a labeled --model)")
+    if args.model == "hdp" and args.passes == "auto":
+        args.passes = 1  # a stream: the HDP has no held-out choice of passes
+    if args.topics is None and args.model is None:
+        raise InputError("-k/--topics is required (except for --model)")
     if args.threads is not None:
         if not 1 <= args.threads <= numba.config.NUMBA_NUM_THREADS:
             raise InputError(f"--threads must lie in [1, {numba.config.NUMBA_NUM_THREADS}]")
@@ -158,14 +166,15 @@ def run(args) -> int:
         raise InputError(str(error)) from None
     model.save(args.output)
     result = {
-        "model": str(args.output), "method": args.method, "n_topics": args.topics,
+        "model": str(args.output), "method": args.method,
+        "n_topics": model.n_topics_ if isinstance(model, OnlineHDP) else args.topics,
         "input": "streamed" if plan.stream else "loaded",
         "documents": documents, "tokens": tokens,
         "seconds": seconds, "documents_per_second": documents / seconds if seconds > 0 else None,
         "alpha_mean": float(model.doc_topic_prior_.mean()), "top_words": model.top_words(10),
         **extra,
     }
-    human = (f"{args.method}: K={args.topics}, {documents} documents in {seconds:.1f} s "
+    human = (f"{args.method}: K={result['n_topics']}, {documents} documents in {seconds:.1f} s "
              f"({documents / max(seconds, 1e-9):.0f} documents/s), mean alpha "
              f"{result['alpha_mean']:.4g}; wrote {args.output}")
     if isinstance(model, OnlineLDA):
@@ -273,7 +282,16 @@ def _or(value, default):
 
 
 def _build_model(args):
-    """The estimator that ``--method`` names, with the command's settings."""
+    """The estimator that ``--method`` (and ``--model hdp``) names, with the command's settings."""
+    if args.model == "hdp":
+        return OnlineHDP(method=args.method, initial_topics=args.initial_topics,
+                         max_topics=args.max_topics, batch_size=args.batch_size,
+                         local_passes=args.local_passes, step_offset=args.step_offset,
+                         step_decay=args.step_decay, n_passes=args.passes,
+                         corpus_size=args.corpus_size,
+                         random_state=args.seed, topic_word_prior=args.topic_word_prior,
+                         grow_vocabulary=args.grow_vocabulary,
+                         max_vocabulary=args.max_vocabulary)
     if args.method == "cgs":
         return GibbsLDA(n_topics=args.topics, doc_topic_prior=_or(args.alpha, 0.1),
                         topic_word_prior=_or(args.eta, 0.01), optimize_alpha=args.optimize_alpha,

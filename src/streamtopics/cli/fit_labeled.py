@@ -30,10 +30,11 @@ FILTERS = {"all": LabelFilter(), "debtags-content": DEBTAGS_CONTENT}
 
 def add_arguments(parser) -> None:
     group = parser.add_argument_group("multi-label models (one topic per label)")
-    group.add_argument("--model", choices=MODELS, default=None,
+    group.add_argument("--model", choices=MODELS + ("hdp",), default=None,
                        help="Labeled LDA, Prior-LDA (label-frequency alpha at prediction, eq. "
                             "59) by CGS_p, Prior-LDA trained online by masked G-OEM, or "
-                            "Prior-LDA by CVB0")
+                            "Prior-LDA by CVB0; hdp: the HDP trained online, its topics "
+                            "growing from --initial-topics (see --max-topics)")
     group.add_argument("--labels", default=None, metavar="FILE",
                        help="label file, one JSON list per document (default: "
                             "CORPUS/SPLIT.labels.jsonl)")

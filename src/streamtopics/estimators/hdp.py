@@ -66,6 +66,7 @@ class OnlineHDP(OnlineLDA):
     batch_size, local_passes, step_offset, step_decay, random_state, grow_vocabulary,
     max_vocabulary : as `OnlineLDA`.
     n_passes : passes over the corpus in `fit` (default 1: a stream).
+    corpus_size : D of the Bayesian method (None: the documents of `fit`); unused by g-oem.
 
     Fitted attributes: ``components_`` (T x V), ``n_topics_`` (T), ``topic_weights_`` (pi, T),
     ``rest_weight_`` (pi_*, 0 when truncated), ``concentration_`` (b_eff = sum a),
@@ -82,7 +83,8 @@ class OnlineHDP(OnlineLDA):
                  topic_word_prior=None, prune_share: float = 1e-4,
                  unseen_words: str = "uniform", batch_size: int = 100, local_passes: int = 20,
                  step_offset: float = 0.0, step_decay: float = 0.5, n_passes: int = 1,
-                 random_state=None, grow_vocabulary: bool = False, max_vocabulary=None):
+                 corpus_size=None, random_state=None, grow_vocabulary: bool = False,
+                 max_vocabulary=None):
         self.method = method
         self.initial_topics = initial_topics
         self.max_topics = max_topics
@@ -96,6 +98,7 @@ class OnlineHDP(OnlineLDA):
         self.step_offset = step_offset
         self.step_decay = step_decay
         self.n_passes = n_passes
+        self.corpus_size = corpus_size
         self.random_state = random_state
         self.grow_vocabulary = grow_vocabulary
         self.max_vocabulary = max_vocabulary
@@ -114,6 +117,7 @@ class OnlineHDP(OnlineLDA):
         "step_offset": [Interval(Real, None, None)],
         "step_decay": [Interval(Real, None, None)],
         "n_passes": [Interval(Integral, 1, None)],
+        "corpus_size": [None, Interval(Integral, 1, None)],
         "random_state": RANDOM_STATE,
         "grow_vocabulary": [BOOLEAN],
         "max_vocabulary": [None, Interval(Integral, 1, None)],
@@ -229,6 +233,15 @@ class OnlineHDP(OnlineLDA):
         return replace(self._require_fitted().local, grow=False)
 
     # --- model files ---------------------------------------------------------------------------
+    def _state_arrays(self) -> dict[str, np.ndarray]:
+        """The engine's state, and a_* as ``rest_alpha`` while the stick has a rest (what
+        `persistence.scored_topic_parameters` adds as a uniform topic, so that `evaluate` scores
+        the file as `score` scores the model)."""
+        arrays = super()._state_arrays()
+        if has_rest(self._engine.stats):
+            arrays["rest_alpha"] = self._sticks()[-1:].copy()
+        return arrays
+
     def _fitted_metadata(self) -> dict:
         engine = self._require_fitted()
         return {"step": engine.step, "seed": engine.seed,
