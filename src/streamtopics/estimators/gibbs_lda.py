@@ -131,7 +131,7 @@ class GibbsLDA(_BatchTopicModel):
         "n_passes": [Interval(Integral, 1, None)], "burn_in": [Interval(Integral, 0, None)],
         "lag": [Interval(Integral, 1, None)], "n_samples": [Interval(Integral, 1, None)],
         "n_chains": [Interval(Integral, 1, None)],
-        "estimator": [Options(cgs.ESTIMATORS)], "sampler": [Options(cgs.SAMPLERS)],
+        "estimator": [Options(cgs.GIBBS_ESTIMATES)], "sampler": [Options(cgs.SAMPLERS)],
     }
 
     def __init__(self, n_topics: int = 10, doc_topic_prior=0.1, topic_word_prior: float = 0.01,

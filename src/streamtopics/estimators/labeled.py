@@ -141,7 +141,7 @@ class _LabelModel(_LabelSets):
         validate_parameters(self)
         corpus = self._new_documents(X)
         choice = self.estimator if topics is None else check_parameter(
-            "topics", topics, Options(cgs.ESTIMATORS))
+            "topics", topics, Options(cgs.GIBBS_ESTIMATES))
         tokens, offsets = corpus.document_tokens()
         return cgs.predict_doc_topics(
             self._topic_word(choice), self.doc_topic_prior_, tokens, offsets,
@@ -193,7 +193,7 @@ class LabeledLDA(_LabelModel):
         "topic_word_prior": [Interval(Real, 0, None, "neither")],
         "burn_in": [Interval(Integral, 0, None)], "lag": [Interval(Integral, 1, None)],
         "n_samples": [Interval(Integral, 1, None)], "n_chains": [Interval(Integral, 1, None)],
-        "estimator": [Options(cgs.ESTIMATORS)], "sampler": [Options(cgs.SAMPLERS)],
+        "estimator": [Options(cgs.GIBBS_ESTIMATES)], "sampler": [Options(cgs.SAMPLERS)],
         "n_labels": [Options(N_LABELS), Interval(Integral, 1, None)],
         "random_state": RANDOM_STATE,
     }

@@ -25,11 +25,10 @@ import numpy as np
 
 from ..corpus.corpus import Corpus
 from ..errors import InputError
+from ..inference.cgs import GIBBS_ESTIMATES
 from ..kernels.evaluation import completion_kernel
 from . import _inputs
 from .results import HeldOutLikelihood
-
-ESTIMATORS = ("standard", "p")
 
 
 def document_completion(beta, alpha, documents, burn_in: int = 50, n_samples: int = 10,
@@ -56,8 +55,8 @@ def document_completion(beta, alpha, documents, burn_in: int = 50, n_samples: in
     Returns a `HeldOutLikelihood` whose per-document figures and token counts cover the
     held-out halves only.
     """
-    if estimator not in ESTIMATORS:
-        raise InputError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}")
+    if estimator not in GIBBS_ESTIMATES:
+        raise InputError(f"estimator must be one of {GIBBS_ESTIMATES}, got {estimator!r}")
     beta, alpha = _inputs.topic_parameters(beta, alpha)
     burn_in = _inputs.check_count(burn_in, "burn_in", 0)
     n_samples = _inputs.check_count(n_samples, "n_samples", 1)

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import wilcoxon
 
-ESTIMATORS = ("p", "standard")
+from ..inference.cgs import GIBBS_ESTIMATES
+
 PRIORS = ("uniform", "alpha")
 SPACINGS = ("linear", "log")
 N_ASSOCIATES = 5
@@ -49,8 +50,8 @@ def _topic_word(model, estimator: str | None) -> np.ndarray:
     estimate answers only for the one it has."""
     if estimator is None:
         return model.components_
-    if estimator not in ESTIMATORS:
-        raise ValueError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}")
+    if estimator not in GIBBS_ESTIMATES:
+        raise ValueError(f"estimator must be one of {GIBBS_ESTIMATES}, got {estimator!r}")
     kept = getattr(model, "estimator", None)
     if estimator == "standard" and getattr(model, "topic_word_standard_", None) is not None:
         return model.topic_word_standard_

@@ -30,9 +30,12 @@ from ..kernels.random import content_keys
 from .topic_mask import TopicMask, kernel_mask
 
 # The choices of ``sampler`` and ``estimator``; `GibbsLDA` validates them once (its constraints
-# table), the functions here trust their callers.
+# table), the functions here trust their callers. GIBBS_ESTIMATES: how phi and theta are read
+# off the samples, "standard" (hard counts of the sampled assignments, eq. 2-3) or "p" (CGS_p:
+# the same formulas on soft counts, eq. 40-41); document completion and word association offer
+# the same two.
 SAMPLERS = ("sparse", "dense")
-ESTIMATORS = ("standard", "p")
+GIBBS_ESTIMATES = ("standard", "p")
 # Random stream indices: training chain c, sweep t uses c * _CHAIN_STRIDE + t (t = 0 is the
 # random start); prediction chain c uses _PREDICTION_STREAM + c.
 _CHAIN_STRIDE = 1 << 32

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..validation import Options, check_parameter
-from .cgs import ESTIMATORS, GibbsState
+from .cgs import GIBBS_ESTIMATES, GibbsState
 
 
 @dataclass
@@ -140,7 +140,7 @@ def estimate_from_mallet_state(state: MalletState | str | Path,
                                estimator: str = "p") -> tuple[np.ndarray, np.ndarray]:
     """(phi K x V, theta D x K) of a MALLET sample: equations 2-3 (``"standard"``) or the CGS_p
     estimators, equations 41 and 40 (``"p"``), with the file's own priors."""
-    check_parameter("estimator", estimator, Options(ESTIMATORS))
+    check_parameter("estimator", estimator, Options(GIBBS_ESTIMATES))
     if not isinstance(state, MalletState):
         state = read_mallet_state(state)
     return state.gibbs_state().estimate(state.alpha, state.eta, estimator)
