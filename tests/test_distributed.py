@@ -1,11 +1,16 @@
 """The E-step on Dask (issue 16): the same model for the same seed, on any backend, worker count
 and chunking; chunks carry only their own words' weights."""
 
+import os
+import signal
+import sys
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 from streamtopics.corpus.synthetic import generate_synthetic
+from streamtopics.corpus.writer import write_corpus_dir
 from streamtopics.estimators import OnlineLDA
 from streamtopics.inference.backends import (DaskBackend, SerialBackend, ThreadBackend,
                                              plan_chunks)
@@ -13,6 +18,9 @@ from streamtopics.inference.estep_chunks import (BLOCK_DOCUMENTS, ChunkTask, chu
                                                 run_chunk, tree_merge)
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.stats import MinibatchStats
+from streamtopics.training import read_checkpoint, train_stream
+
+from helpers import Interrupted, stop_at
 
 distributed = pytest.importorskip("distributed")
 
@@ -31,7 +39,7 @@ def corpus():
 @pytest.fixture(scope="module")
 def cluster():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as local, \
+                                  dashboard_address=":0") as local, \
             distributed.Client(local) as client:
         yield client
 
@@ -152,3 +160,68 @@ def test_hdp_minibatches_are_not_split():
     assert chunked.n_topics == expected.n_topics
     np.testing.assert_array_equal(chunked.word_topic, expected.word_topic)
     np.testing.assert_array_equal(chunked.log_theta, expected.log_theta)
+
+
+# --- streams, checkpoints and a worker killed mid-step ------------------------------------------
+def _dies_once(function, marker):
+    """``function`` run by a worker process that kills itself (SIGKILL) the first time any
+    worker starts a chunk of the second step: a worker lost mid-step, whatever the timing."""
+    def run(task):
+        if task.step == 1 and not os.path.exists(marker):
+            open(marker, "w").close()
+            os.kill(os.getpid(), signal.SIGKILL)
+        return function(task)
+    return run
+
+
+class DyingWorkerBackend(DaskBackend):
+    """A Dask backend whose second step loses the worker that starts it."""
+
+    marker = ""
+
+    def __call__(self, function, chunks):
+        return super().__call__(_dies_once(function, self.marker), chunks)
+
+
+@pytest.fixture(scope="module")
+def process_cluster():
+    """Two worker processes of one thread each, under nannies (which restart a killed one)."""
+    cloudpickle = pytest.importorskip("cloudpickle")
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import tests/
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as local, \
+            distributed.Client(local) as client:
+        yield client
+
+
+def test_a_stream_with_checkpoints_resumes_on_dask_and_survives_a_killed_worker(
+        tmp_path, corpus, process_cluster):
+    """train_stream over a docword file on two worker processes, interrupted after the first
+    checkpoint and resumed; during the resumed run a worker is SIGKILLed mid-step, Dask reruns
+    its chunk elsewhere, and the model is the serial stream's, bit for bit."""
+    path = write_corpus_dir(corpus, tmp_path / "corpus") / "train.docword.txt"
+    # V-OEM: its kernels load from numba's cache in a fresh worker process (the Gibbs sweep
+    # recompiles there, seconds per worker); the Gibbs E-step is covered above
+    settings = dict(n_topics=3, method="v-oem", batch_size=BATCH, local_passes=4, n_passes=1,
+                    random_state=5)
+    reference = OnlineLDA(**settings)
+    train_stream(reference, path)
+    checkpoint = tmp_path / "run.ckpt"
+    with pytest.raises(Interrupted):
+        train_stream(OnlineLDA(**settings, backend=process_cluster), path,
+                     checkpoint=checkpoint, checkpoint_every=BATCH, progress=stop_at(BATCH))
+    assert read_checkpoint(checkpoint)[0].position.documents_total == BATCH
+    dying = DyingWorkerBackend(process_cluster)
+    dying.marker = str(tmp_path / "killed")
+    pids = set(process_cluster.run(os.getpid).values())
+    resumed = OnlineLDA(**settings, backend=dying)
+    result = train_stream(resumed, path, checkpoint=checkpoint, checkpoint_every=BATCH,
+                          resume=True)
+    assert result.resumed_from.documents_total == BATCH and os.path.exists(dying.marker)
+    assert _wait_for_workers(process_cluster, 2) - pids  # a new worker process replaced the dead one
+    _assert_same_model(resumed, reference)
+
+
+def _wait_for_workers(client, n, timeout=30.0):
+    client.wait_for_workers(n, timeout=timeout)
+    return set(client.run(os.getpid).values())

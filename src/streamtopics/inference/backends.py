@@ -112,7 +112,7 @@ class DaskBackend:
             client = Client(address)
         else:
             client = Client(LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker,
-                                         processes=processes, dashboard_address=None))
+                                         processes=processes, dashboard_address=":0"))
         return cls(client, chunk_documents, owns_client=True)
 
     @property
