@@ -37,7 +37,7 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-import streamtopics.inference.estep_gibbs as estep_gibbs  # noqa: E402
+import streamtopics.inference.gibbs_estep as gibbs_estep  # noqa: E402
 from streamtopics import read_corpus_dir  # noqa: E402
 from streamtopics.estimators import OnlineLDA  # noqa: E402
 from streamtopics.evaluation import left_to_right  # noqa: E402
@@ -55,7 +55,7 @@ class KernelClock:
     def __init__(self):
         self.seconds = 0.0
         for name in ("gibbs_sweeps", "sparse_gibbs_sweeps"):
-            setattr(estep_gibbs, name, self._timed(getattr(estep_gibbs, name)))
+            setattr(gibbs_estep, name, self._timed(getattr(gibbs_estep, name)))
 
     def _timed(self, kernel):
         def timed(*args):

@@ -34,8 +34,8 @@ from pathlib import Path
 import numba
 import numpy as np
 
-import streamtopics.inference.estep_gibbs as estep_gibbs
-import streamtopics.inference.estep_variational as estep_variational
+import streamtopics.inference.gibbs_estep as gibbs_estep
+import streamtopics.inference.variational_estep as variational_estep
 from streamtopics.corpus.readers import read_corpus_dir
 from streamtopics.corpus.synthetic import generate_synthetic
 from streamtopics.estimators import OnlineLDA
@@ -49,7 +49,7 @@ class KernelClock:
 
     def __init__(self):
         self.seconds = 0.0
-        for module, name in ((estep_gibbs, "gibbs_sweeps"), (estep_variational, "variational_passes")):
+        for module, name in ((gibbs_estep, "gibbs_sweeps"), (variational_estep, "variational_passes")):
             setattr(module, name, self._timed(getattr(module, name)))
 
     def _timed(self, kernel):

@@ -38,7 +38,7 @@ import json, sys, time
 import numpy as np
 from streamtopics.corpus.readers import read_corpus_dir
 from streamtopics.inference.cgs import GibbsState
-from streamtopics.inference.estep_gibbs import GibbsEstimator
+from streamtopics.inference.gibbs_estep import GibbsEstimator
 from streamtopics.inference.minibatch import Minibatch
 corpus_dir, n_docs, n_topics, masked = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 corpus = read_corpus_dir(corpus_dir, "train")[:n_docs]

@@ -16,8 +16,8 @@ from streamtopics.corpus.synthetic import generate_synthetic
 from streamtopics.estimators import OnlineLDA
 from streamtopics.inference.alpha_updates import (GammaPrior, NewtonStep, fixed_point_alpha,
                                                   gamma_prior_alpha, newton_alpha_step)
-from streamtopics.inference.estep_gibbs import GibbsEstimator
-from streamtopics.inference.estep_variational import VariationalEstimator
+from streamtopics.inference.gibbs_estep import GibbsEstimator
+from streamtopics.inference.variational_estep import VariationalEstimator
 from streamtopics.inference.global_parameters import (PointEstimate, VariationalDirichlet,
                                                       newton_topic_word_prior)
 from streamtopics.inference.minibatch import Minibatch

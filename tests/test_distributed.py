@@ -147,7 +147,7 @@ def test_a_boosted_method_refuses_a_parallel_backend(corpus):
 def test_hdp_minibatches_are_not_split():
     """HDP's local step shares the topics it opens across the minibatch: its minibatch is one
     chunk of one block, whatever the backend asks, i.e. one local run."""
-    from streamtopics.inference.estep_hdp import HDPGibbsEstimator
+    from streamtopics.inference.hdp_estep import HDPGibbsEstimator
     corpus, _ = generate_synthetic(n_topics=3, n_words=30, n_documents=BATCH, seed=2)
     local, batch = HDPGibbsEstimator(passes=4, max_topics=8), Minibatch.from_counts(corpus.counts)
     assert plan_chunks(BATCH, SerialBackend(chunk_documents=BLOCK_DOCUMENTS), local) == \

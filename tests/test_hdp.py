@@ -11,7 +11,7 @@ from streamtopics.corpus.synthetic import generate_synthetic
 from streamtopics.engine import initial_parameters
 from streamtopics.estimators import OnlineHDP, OnlineLDA, load_estimator
 from streamtopics.inference.alpha_updates import fixed_point_alpha
-from streamtopics.inference.estep_hdp import HDPGibbsEstimator
+from streamtopics.inference.hdp_estep import HDPGibbsEstimator
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.stats import SufficientStats
 from streamtopics.inference.sticks import initial_sticks

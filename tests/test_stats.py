@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from streamtopics.inference.estep_gibbs import GibbsEstimator
-from streamtopics.inference.estep_variational import VariationalEstimator
+from streamtopics.inference.gibbs_estep import GibbsEstimator
+from streamtopics.inference.variational_estep import VariationalEstimator
 from streamtopics.inference.global_parameters import PointEstimate
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.schedules import Incremental, PolynomialDecay

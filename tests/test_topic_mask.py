@@ -13,7 +13,7 @@ from scipy.stats import chisquare
 
 from streamtopics.errors import InputError
 from streamtopics.inference import cgs
-from streamtopics.inference.estep_gibbs import GibbsEstimator
+from streamtopics.inference.gibbs_estep import GibbsEstimator
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.topic_mask import TopicMask, kernel_mask
 from streamtopics.kernels import cgs as kernels

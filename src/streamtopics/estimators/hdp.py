@@ -7,7 +7,7 @@
 
 ``method="g-oem"`` is Dupuy (2017), section 3.4: Algorithm 1 (the same `OnlineEM` as LDA, its
 step sizes, checkpoints and exact resume) with a local Gibbs step that may open topics
-(`inference.estep_hdp`, thesis p. 60), statistics of eq. 16 and the M-step of eq. 17's box:
+(`inference.hdp_estep`, thesis p. 60), statistics of eq. 16 and the M-step of eq. 17's box:
 beta from s2, a = b (pi, pi_*) by Minka's fixed point over the T topics and the rest of the stick
 (`inference.sticks`). How topics come and go:
 
@@ -34,7 +34,7 @@ import scipy.sparse as sp
 
 from ..engine import OnlineEM, initial_parameters
 from ..inference.alpha_updates import MinkaFixedPoint
-from ..inference.estep_hdp import HDPGibbsEstimator
+from ..inference.hdp_estep import HDPGibbsEstimator
 from ..inference.presets import SMOOTHED_TOPIC_WORD_PRIOR, Method, PartSettings, STEP_SIZES
 from ..inference.sticks import (UNSEEN_WORDS, StickPointEstimate, StickSelection, has_rest,
                                 initial_sticks)

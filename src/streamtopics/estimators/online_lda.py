@@ -29,7 +29,7 @@ from ..corpus.growth import (VOCABULARY_FULL, admitted_words, checked_new_words,
 from ..corpus.preprocess import UNKNOWN, load_stopwords
 from ..engine import OnlineEM, initial_parameters
 from ..errors import InputError
-from ..inference.estep_gibbs import SAMPLERS
+from ..inference.gibbs_estep import SAMPLERS
 from ..inference.backends import BACKENDS, BackendObject, resolve_backend
 from ..inference.minibatch import Minibatch
 from ..kernels.random import content_key
@@ -166,7 +166,7 @@ class OnlineLDA(TopicModelEstimator):
         picks the first vocabulary when `partial_fit_text` starts the model (`corpus.growth`).
     local_sampler : the kernel of the local Gibbs step (Gibbs methods): "sparse" (O(topics in
         the document) per token), "dense" (O(K), the reference) or "auto" (the default: sparse
-        from `streamtopics.inference.estep_gibbs.SPARSE_MIN_TOPICS` topics on). Both sample
+        from `streamtopics.inference.gibbs_estep.SPARSE_MIN_TOPICS` topics on). Both sample
         the same conditionals; their chains, hence the models, differ for the same seed.
 
     Fitted attributes: ``components_`` (K x V; E_q[beta] for Bayesian methods),

@@ -41,8 +41,8 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any, Callable, Mapping
 
 from .alpha_updates import Fixed, GammaPrior, MinkaFixedPoint, NewtonStep
-from .estep_gibbs import GibbsEstimator
-from .estep_variational import VariationalEstimator
+from .gibbs_estep import GibbsEstimator
+from .variational_estep import VariationalEstimator
 from .global_parameters import PointEstimate, VariationalDirichlet
 from ..validation import ParameterError
 from .parts import AlphaUpdate, LocalEstimator, Parameterisation, StepSize

@@ -34,7 +34,7 @@ class MinibatchStats:
     documents of E[s1] restricted to those words; ``log_theta`` (K): sum over documents of
     E[log theta_k]; ``n_documents``: how many documents were summed; ``n_words``: V.
     ``prior``: None, or the alpha the statistics were computed with when the local run changed
-    it: an HDP run that opened topics (`inference.estep_hdp`) gives a' = b (pi, pi_*) over its
+    it: an HDP run that opened topics (`inference.hdp_estep`) gives a' = b (pi, pi_*) over its
     T + M topics and the rest, and ``log_theta`` then has T + M + 1 entries.
     """
 

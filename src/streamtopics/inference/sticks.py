@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .global_parameters import PointEstimate
-from .estep_gibbs import local_word_weights
+from .gibbs_estep import local_word_weights
 from .stats import SufficientStats
 
 UNSEEN_WORDS = ("uniform", "new-topic")

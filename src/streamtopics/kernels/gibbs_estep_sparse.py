@@ -18,7 +18,7 @@ smoothing bucket (binary search of target - r in the word's cumulative sums). Th
 sample z^0 ~ Mult(beta_w / sum_k beta_wk) uses the word's cumulative sums of beta_wk the same
 way. The random numbers are consumed exactly as by the dense kernel (one uniform per token and
 the same permutations), but a uniform maps to a topic differently, so the chains differ from
-the dense kernel's while sampling the same conditionals (tests/test_estep_gibbs_sparse.py).
+the dense kernel's while sampling the same conditionals (tests/test_gibbs_estep_sparse.py).
 
 Recording (Algorithm 2, final loop), RECORD_CONDITIONALS: with m_k = N_dk^t + alpha_k and
 Z_n = sum_k beta_wk m_k - beta_{w z_n}, the averaged conditional of an entry j (word w) adds

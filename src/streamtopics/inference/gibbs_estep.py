@@ -27,7 +27,7 @@ Two kernels run the chain: the dense one (`kernels.gibbs_estep`, O(K) per token,
 reference) and the sparse one (`kernels.gibbs_estep_sparse`, O(topics in the document) per
 token plus per-word tables built once per call). Both sample equation 5 exactly, but a uniform
 maps to a topic differently, so the two chains differ (statistically equivalent;
-tests/test_estep_gibbs_sparse.py). ``sampler="auto"`` picks the sparse kernel from
+tests/test_gibbs_estep_sparse.py). ``sampler="auto"`` picks the sparse kernel from
 `SPARSE_MIN_TOPICS` topics on: a function of K only, so a seed still fixes the model.
 
 A minibatch with a ``topic_mask`` (Labeled LDA) restricts each document's chain to its allowed

@@ -1,6 +1,6 @@
 """The local Gibbs E-step of G-OEM (Algorithm 2): kernel == NumPy twin, factorised == dense
 recording, thread-count independence, and the expectations against exact enumeration (dense
-and sparse kernels; the sparse kernel's own tests are in test_estep_gibbs_sparse.py)."""
+and sparse kernels; the sparse kernel's own tests are in test_gibbs_estep_sparse.py)."""
 
 import itertools
 
@@ -10,7 +10,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.special import digamma, gammaln
 
-from streamtopics.inference.estep_gibbs import GibbsEstimator
+from streamtopics.inference.gibbs_estep import GibbsEstimator
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.kernels.gibbs_estep import (RECORD_CONDITIONALS, RECORD_DENSE, _sample_topic,
                                               gibbs_sweeps)

@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.special import digamma as scipy_digamma
 
-from streamtopics.inference.estep_variational import VariationalEstimator
+from streamtopics.inference.variational_estep import VariationalEstimator
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.kernels.special import digamma
 from streamtopics.kernels.variational_estep import variational_passes

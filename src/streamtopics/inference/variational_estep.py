@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..kernels.variational_estep import variational_passes
-from .estep_gibbs import local_word_weights
+from .gibbs_estep import local_word_weights
 from .minibatch import Minibatch
 from .stats import MinibatchStats
 

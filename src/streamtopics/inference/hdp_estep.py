@@ -42,7 +42,7 @@ import numpy as np
 from scipy.special import digamma
 
 from ..kernels.hdp_estep import hdp_gibbs_sweeps
-from .estep_gibbs import local_word_weights
+from .gibbs_estep import local_word_weights
 from .minibatch import Minibatch
 from .stats import MinibatchStats
 

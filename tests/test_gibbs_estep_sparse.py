@@ -3,7 +3,7 @@ equation 5 exactly (chi-square), its chain's samples follow the exact posterior 
 tiny model (chi-square against enumeration, next to the dense kernel), its recorded
 conditionals and s2 terms equal the dense formulas given the chain's state, masked documents
 take the dense path unchanged, and the automatic choice is a function of K only. Expectations
-against exact enumeration and thread independence: test_estep_gibbs.py (both kernels)."""
+against exact enumeration and thread independence: test_gibbs_estep.py (both kernels)."""
 
 import itertools
 
@@ -15,7 +15,7 @@ from scipy.stats import chisquare
 
 from streamtopics.corpus.synthetic import generate_synthetic
 from streamtopics.estimators import OnlineLDA
-from streamtopics.inference.estep_gibbs import SPARSE_MIN_TOPICS, GibbsEstimator
+from streamtopics.inference.gibbs_estep import SPARSE_MIN_TOPICS, GibbsEstimator
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.topic_mask import TopicMask, kernel_mask
 from streamtopics.kernels.gibbs_estep import RECORD_SAMPLE, gibbs_sweeps
@@ -23,7 +23,7 @@ from streamtopics.kernels.gibbs_estep_sparse import (_sample_present_or_smoothin
                                                      _search_cumulative, sparse_gibbs_sweeps)
 
 from helpers import random_minibatch
-from test_estep_gibbs import KERNELS, run_kernel
+from test_gibbs_estep import KERNELS, run_kernel
 
 
 def draw(weights, counts, alpha, uniforms):
