@@ -26,6 +26,7 @@ test: $(VENV)/.test-installed
 bench: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[bench,plot]'
 	$(BIN)/python bench/throughput.py
+	$(BIN)/python bench/sparse_estep.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info
