@@ -29,7 +29,9 @@ class RawDocument:
     fields: dict = field(default_factory=dict)
 
 
-def _empty(report: ReadReport, path, line, skip_empty: bool) -> None:
+def empty_document(report: ReadReport, path, line, skip_empty: bool) -> None:
+    """An empty document at ``path`` (``line``): skipped, counted and warned about, or an
+    InputError with ``skip_empty=False``."""
     where = f"{path}" + (f", line {line}" if line is not None else "")
     if not skip_empty:
         raise InputError("empty document", path, line)
@@ -63,7 +65,7 @@ def _iter_text(lines, name, report, skip_empty, text_field) -> Iterator[RawDocum
         if text.strip():
             yield RawDocument(text, line)
         else:
-            _empty(report, name, line, skip_empty)
+            empty_document(report, name, line, skip_empty)
 
 
 def _iter_jsonl(lines, name, report, skip_empty, text_field) -> Iterator[RawDocument]:
@@ -84,7 +86,7 @@ def _iter_jsonl(lines, name, report, skip_empty, text_field) -> Iterator[RawDocu
         if body.strip():
             yield RawDocument(body, line, value)
         else:
-            _empty(report, name, line, skip_empty)
+            empty_document(report, name, line, skip_empty)
 
 
 _LINE_READERS = {"text": _iter_text, "jsonl": _iter_jsonl}
@@ -171,7 +173,7 @@ def _iter_csv(path, report, skip_empty, decoding, column="text", delimiter=None,
             if body.strip():
                 yield RawDocument(body, first_line, others)
             else:
-                _empty(report, path, first_line, skip_empty)
+                empty_document(report, path, first_line, skip_empty)
     finally:
         csv.field_size_limit(previous_limit)
 
@@ -194,7 +196,7 @@ def _iter_txt_dir(path, report, skip_empty, decoding, **_) -> Iterator[RawDocume
         if text.strip():
             yield RawDocument(text, name)
         else:
-            _empty(report, file, None, skip_empty)
+            empty_document(report, file, None, skip_empty)
 
 
 _TEXT_READERS = {"csv": _iter_csv, "txt-dir": _iter_txt_dir}

@@ -12,6 +12,7 @@ Bad input never passes silently and never costs a traceback: each problem raises
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -49,7 +50,8 @@ def load_corpus(path, format: str | None = None, text_field: str = "text", colum
     """Read any supported input into a `Corpus` whose ``report`` says what was kept and dropped.
 
     ``path`` is a file or directory (``format`` detected from the name when None: see
-    `detect_format`), or a scipy sparse matrix. ``vocabulary`` (word list or vocab file):
+    `detect_format`), a scipy sparse matrix, or raw text in memory (a list of strings, a list
+    of token lists, a pandas Series: `corpus.texts`, read as raw text is). ``vocabulary`` (word list or vocab file):
     for bag-of-words formats it names the columns (UCI files find ``vocab.*`` beside them);
     for raw text it is the fixed vocabulary the text is mapped onto (unknown words dropped and
     counted). Raw text without a vocabulary goes through the preprocessing pipeline
@@ -57,10 +59,20 @@ def load_corpus(path, format: str | None = None, text_field: str = "text", colum
     ``min_count``, ``max_vocab``), the same as ``streamtopics preprocess`` minus the split.
     ``encoding``, ``errors``: how raw text's bytes become text (`TextDecoding`).
     """
-    from .preprocess import map_to_vocabulary, preprocess_documents
+    from .texts import is_raw_text, iter_text_documents
 
+    in_memory = not isinstance(path, (str, os.PathLike))
+    if in_memory and is_raw_text(path):
+        report = ReadReport(source="texts")
+        documents = iter_text_documents(path, report, skip_empty)
+        return _text_corpus(documents, report, "texts", vocabulary, label_field, stopwords,
+                            max_df, min_count, max_vocab)
     if sp.issparse(path) or isinstance(path, np.ndarray):
         return from_sparse(path, vocabulary)
+    if in_memory:
+        raise InputError(f"load_corpus reads a path, a sparse matrix or raw text in memory (a "
+                         f"list of strings or token lists, a pandas Series), not "
+                         f"{type(path).__name__}")
     format = detect_format(path) if format is None else format
     if format not in FORMATS:
         raise InputError(f"unknown format {format!r} (one of {', '.join(FORMATS)})", path)
@@ -78,6 +90,15 @@ def load_corpus(path, format: str | None = None, text_field: str = "text", colum
     documents = iter_raw_documents(path, format, text_field=text_field, column=column,
                                    delimiter=delimiter, report=report, skip_empty=skip_empty,
                                    encoding=encoding, errors=errors)
+    return _text_corpus(documents, report, path, vocabulary, label_field, stopwords, max_df,
+                        min_count, max_vocab)
+
+
+def _text_corpus(documents, report: ReadReport, path, vocabulary, label_field, stopwords,
+                 max_df, min_count, max_vocab) -> Corpus:
+    """Raw documents mapped onto ``vocabulary``, or preprocessed when it is None."""
+    from .preprocess import map_to_vocabulary, preprocess_documents
+
     if vocabulary is not None:
         words = resolve_vocabulary(vocabulary, None, path)
         corpus = map_to_vocabulary(documents, words, label_field=label_field, report=report)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import persistence
-from ..errors import ModelFileError
+from ..errors import InputError, ModelFileError
 from ..validation import InstanceOf, Integral, Interval
 from .inputs import check_documents
 
@@ -45,12 +45,20 @@ def _deprecated(message: str) -> None:
                   FutureWarning, stacklevel=4)
 
 
+N_TOPICS_ALIASES = {"n_components": "n_topics", "num_topics": "n_topics"}
+"""scikit-learn's name of K (``LatentDirichletAllocation(n_components=...)`` since 0.19) and
+gensim's (``LdaModel(num_topics=...)``), accepted by the estimators that have ``n_topics``."""
+
+
 class TopicModelEstimator:
     """Base class: ``get_params``/``set_params`` (so ``sklearn.base.clone`` works), ``top_words``,
     ``save``/``load`` through the safe model file (`streamtopics.persistence`)."""
 
     # Deprecated parameter names -> their names now (one vocabulary across estimators, issue 18).
     _renamed_parameters: dict[str, str] = {}
+    # Other libraries' names of a parameter, accepted for good and without a warning: what a
+    # scikit-learn or gensim user types (``n_components``, ``num_topics`` for ``n_topics``).
+    _parameter_aliases: dict[str, str] = {}
     # Each subclass's `validation` table; the papers' symbols of parameter names, for messages.
     _parameter_constraints: dict[str, list] = {}
     _parameter_symbols = {"doc_topic_prior": "alpha", "topic_word_prior": "eta"}
@@ -60,21 +68,41 @@ class TopicModelEstimator:
 
     # --- scikit-learn parameter protocol ---------------------------------------------------------
     def _take_renamed(self, renamed: dict) -> None:
-        """Store values given to ``__init__`` under deprecated names under their new names."""
+        """Store values given to ``__init__`` under deprecated names or aliases under their own
+        names. An alias given beside its parameter, set to another value than the default, is
+        a TypeError (which one would win?)."""
+        defaults = {name: p.default for name, p in inspect.signature(type(self)).parameters.items()}
         for old, value in renamed.items():
-            new = self._renamed_parameters.get(old)
-            if new is None:
-                raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument "
-                                f"{old!r}")
-            _deprecated(f"{type(self).__name__}: parameter {old!r} is now {new!r}")
+            new = self._parameter_aliases.get(old)
+            if new is not None:
+                mine = getattr(self, new)
+                if mine != defaults[new] and mine != value:
+                    raise TypeError(f"{type(self).__name__}() got {new}={mine!r} and its alias "
+                                    f"{old}={value!r}: give one")
+            else:
+                new = self._renamed_parameters.get(old)
+                if new is None:
+                    raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument "
+                                    f"{old!r}")
+                _deprecated(f"{type(self).__name__}: parameter {old!r} is now {new!r}")
             setattr(self, new, value)
 
+    @classmethod
+    def _own_name(cls, name: str, warn: bool = True) -> str | None:
+        """The parameter an alias or a deprecated name stands for (FutureWarning for the
+        deprecated ones when ``warn``); None when ``name`` is neither."""
+        if name in cls._parameter_aliases:
+            return cls._parameter_aliases[name]
+        new = cls._renamed_parameters.get(name)
+        if new is not None and warn:
+            _deprecated(f"{cls.__name__}: parameter {name!r} is now {new!r}")
+        return new
+
     def __getattr__(self, name: str):
-        """A deprecated parameter name reads its new name (FutureWarning)."""
-        new = type(self)._renamed_parameters.get(name)
+        """An alias or a deprecated parameter name reads its parameter."""
+        new = type(self)._own_name(name)
         if new is None:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        _deprecated(f"{type(self).__name__}: parameter {name!r} is now {new!r}")
         return getattr(self, new)
 
     def _pass_observer(self, callback, progress, chains: bool = True):
@@ -105,10 +133,7 @@ class TopicModelEstimator:
     def set_params(self, **params):
         valid = set(self._parameter_names())
         for name, value in params.items():
-            if name in self._renamed_parameters:
-                _deprecated(f"{type(self).__name__}: parameter {name!r} is now "
-                            f"{self._renamed_parameters[name]!r}")
-                name = self._renamed_parameters[name]
+            name = self._own_name(name) or name
             if name not in valid:
                 raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}")
             setattr(self, name, value)
@@ -256,8 +281,23 @@ class TopicModelEstimator:
         documents = documents if isinstance(documents, Corpus) else Corpus(documents)
         seed = self.random_state if isinstance(self.random_state, (int, np.integer)) \
             and not isinstance(self.random_state, bool) and self.random_state >= 0 else 0
-        return left_to_right(*self._scored_parameters(), documents,
-                             n_particles=self.SCORE_PARTICLES, seed=int(seed))
+        beta, alpha = self._scored_parameters()
+        result = left_to_right(beta, alpha, documents, n_particles=self.SCORE_PARTICLES,
+                               seed=int(seed))
+        impossible = np.isneginf(result.log_likelihoods)
+        if impossible.any():
+            zero_words = np.asarray(beta).max(axis=0) == 0
+            zero_tokens = int(documents.counts[:, zero_words].sum())
+            raise InputError(f"{zero_tokens} held-out tokens in {int(impossible.sum())} of "
+                             f"{result.n_documents} documents have probability 0 under "
+                             f"{type(self).__name__}'s topics (words with beta 0 in every "
+                             f"topic: topic_word_prior=0 and words unseen in training), so the "
+                             f"held-out likelihood is -inf and ranks nothing; fit with "
+                             f"topic_word_prior > 0")
+        if not np.isfinite(result.log_likelihoods).all():
+            raise InputError(f"the held-out likelihood of {type(self).__name__} is not finite "
+                             f"(NaN or +inf): its topics or alpha are not finite")
+        return result
 
     def _scored_parameters(self) -> tuple[np.ndarray, np.ndarray]:
         """(beta, alpha) of the LDA that `_held_out` scores: the fitted topics and alpha (an HDP
@@ -266,7 +306,9 @@ class TopicModelEstimator:
 
     def score(self, X, y=None) -> float:
         """Mean held-out log-likelihood per document of ``X`` (nats, left-to-right with 20
-        particles; higher is better), what ``GridSearchCV`` maximises."""
+        particles; higher is better), what ``GridSearchCV`` maximises. Always finite: a held-out
+        token of probability 0 (possible only with ``topic_word_prior=0``) is an InputError
+        saying so, never -inf or NaN (see `interop.best_finite_index` for ``GridSearchCV``)."""
         return self._held_out(X).mean_log_likelihood_per_document
 
     def perplexity(self, X) -> float:

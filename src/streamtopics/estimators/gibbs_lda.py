@@ -16,7 +16,7 @@ from ..inference import cgs, cvb0
 from ..inference.mallet_state import read_mallet_state
 from ..validation import (BOOLEAN, Integral, Interval, Options, PositiveVector, Real,
                           validate_parameters)
-from .base import RANDOM_STATE, TopicModelEstimator
+from .base import N_TOPICS_ALIASES, RANDOM_STATE, TopicModelEstimator
 
 _SEED_BOUND = 2**63 - 1
 
@@ -92,7 +92,7 @@ class GibbsLDA(_BatchTopicModel):
 
     Parameters
     ----------
-    n_topics : K.
+    n_topics : K (also accepted as ``n_components`` or ``num_topics``: `base.N_TOPICS_ALIASES`).
     doc_topic_prior : alpha, the document-topic prior, a number (symmetric) or K numbers.
     topic_word_prior : eta, the topic-word prior (symmetric), the paper's beta.
     optimize_alpha, optimize_eta : re-estimate the priors by Minka's fixed point every
@@ -124,6 +124,7 @@ class GibbsLDA(_BatchTopicModel):
     """
 
     _renamed_parameters = {**_RENAMED}
+    _parameter_aliases = N_TOPICS_ALIASES
     _parameter_constraints = {
         **_PRIORS,
         "optimize_alpha": [BOOLEAN], "optimize_eta": [BOOLEAN],
@@ -277,6 +278,7 @@ class CVB0LDA(_BatchTopicModel):
     """
 
     _renamed_parameters = {**_RENAMED, "transform_iterations": "transform_passes"}
+    _parameter_aliases = N_TOPICS_ALIASES
     _parameter_constraints = {
         **_PRIORS, "n_passes": [Interval(Integral, 1, None)],
         "tolerance": [Interval(Real, 0, None)],

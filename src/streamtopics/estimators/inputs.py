@@ -13,7 +13,9 @@ fractional counts have no meaning here, unlike in scikit-learn's variational LDA
 `fit` records, for a DataFrame, ``feature_names_in_`` (scikit-learn's contract; the estimators'
 ``n_features_in_`` is their vocabulary size V); `transform` and later `partial_fit` calls check that V matches ("X has 3 features,
 but OnlineLDA is expecting 4 features as input") and that DataFrame columns are the same words.
-Lists (token-id sequences for the batch samplers) and `Corpus` values pass through unchanged.
+Lists (token-id sequences for the batch samplers) and `Corpus` values pass through unchanged;
+raw text (strings, token lists, a Series of strings) is refused with a message that names the
+two ways to count it (`load_corpus` or a CountVectorizer), not NumPy's "could not convert".
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..corpus.corpus import Corpus
+from ..corpus.texts import is_raw_text
 from ..errors import InputError
 
 
@@ -101,6 +104,13 @@ def check_documents(estimator, X, *, reset: bool, feature_names=None):
     DataFrame's columns). ``reset`` (fit, first partial_fit) records ``feature_names_in_``;
     otherwise V and the names are checked against the fitted model's."""
     name = type(estimator).__name__
+    if is_raw_text(X):
+        raise InputError(f"{name} reads counts (a bag of words), and X is raw text (strings or "
+                         f"token lists): turn it into a corpus first, with the bundled "
+                         f"preprocessing (corpus = streamtopics.load_corpus(texts); "
+                         f"model.fit(corpus); later texts: load_corpus(new_texts, "
+                         f"vocabulary=model.vocabulary_)) or a CountVectorizer before the model "
+                         f"in a Pipeline")
     if isinstance(X, Corpus) or isinstance(X, (list, tuple)):
         n_features, columns = (X.n_words if isinstance(X, Corpus) else None), None
         checked = X

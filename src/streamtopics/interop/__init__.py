@@ -7,7 +7,7 @@ itself is not needed for `to_pyldavis`, which returns plain arrays).
 from .frames import doc_topic_frame
 from .gensim import from_gensim, to_gensim
 from .pyldavis import to_pyldavis, write_pyldavis_json
-from .sklearn import use_pipeline_vocabulary
+from .sklearn import best_finite_index, use_pipeline_vocabulary
 
 __all__ = ["to_pyldavis", "write_pyldavis_json", "to_gensim", "from_gensim", "doc_topic_frame",
-           "use_pipeline_vocabulary"]
+           "use_pipeline_vocabulary", "best_finite_index"]
