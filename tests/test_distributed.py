@@ -1,6 +1,7 @@
 """The E-step on Dask (issue 16): the same model for the same seed, on any backend, worker count
 and chunking; chunks carry only their own words' weights."""
 
+import json
 import os
 import signal
 import sys
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from streamtopics.cli.main import main
 from streamtopics.corpus.synthetic import generate_synthetic
 from streamtopics.corpus.writer import write_corpus_dir
 from streamtopics.estimators import OnlineLDA
@@ -18,6 +20,7 @@ from streamtopics.inference.estep_chunks import (BLOCK_DOCUMENTS, ChunkTask, chu
                                                 run_chunk, tree_merge)
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.stats import MinibatchStats
+from streamtopics.persistence import load_model
 from streamtopics.training import read_checkpoint, train_stream
 
 from helpers import Interrupted, stop_at
@@ -225,3 +228,38 @@ def test_a_stream_with_checkpoints_resumes_on_dask_and_survives_a_killed_worker(
 def _wait_for_workers(client, n, timeout=30.0):
     client.wait_for_workers(n, timeout=timeout)
     return set(client.run(os.getpid).values())
+
+
+# --- the command line ---------------------------------------------------------------------------
+def _cli_fit(capsys, corpus_dir, output, *options):
+    capsys.readouterr()
+    assert main(["fit", str(corpus_dir), "-k", "3", "--batch-size", str(BATCH),
+                 "--local-passes", "4", "--passes", "1", "--seed", "5", "-o", str(output),
+                 "--json", *options]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_cli_fit_on_a_scheduler_and_on_local_workers_writes_the_serial_model(
+        tmp_path, corpus, cluster, capsys):
+    """``--backend dask --scheduler ADDRESS`` (a running cluster) and ``--backend dask
+    --workers 2`` (a LocalCluster of two processes) write the serial command's model file."""
+    folder = tmp_path / "corpus"
+    write_corpus_dir(corpus, folder)
+    for method, options in (("g-oem", ["--scheduler", cluster.scheduler.address]),
+                            ("v-oem", ["--workers", "2"])):
+        serial = _cli_fit(capsys, folder, tmp_path / "serial.npz", "--method", method)
+        on_dask = _cli_fit(capsys, folder, tmp_path / "dask.npz", "--method", method,
+                           "--backend", "dask", *options)
+        assert serial["backend"] == "serial" and on_dask["backend"]["workers"] == 2
+        assert on_dask["backend"]["bytes_sent_per_step"] > 0
+        assert load_model(tmp_path / "serial.npz")[0]["beta"].tobytes() == \
+            load_model(tmp_path / "dask.npz")[0]["beta"].tobytes()
+
+
+def test_cli_backend_options_that_do_not_go_together(tmp_path, capsys):
+    for options, message in ((["--scheduler", "tcp://x:1"], "needs --backend dask"),
+                             (["--workers", "2"], "needs --backend dask or threads"),
+                             (["--method", "cvb0", "--backend", "threads"], "do not split")):
+        assert main(["fit", str(tmp_path), "-k", "3", "-o", str(tmp_path / "m.npz"),
+                     *options]) != 0
+        assert message in capsys.readouterr().err

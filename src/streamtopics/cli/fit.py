@@ -33,7 +33,7 @@ from ..corpus.corpus import occurring_words, restrict_to_words
 from ..inference.presets import PRESETS
 from ..reporting.progressive import METRICS, ProgressiveEvaluation, strict_record
 from ..training import train_stream
-from . import fit_labeled
+from . import fit_backend, fit_labeled
 from .common import (add_json_flag, add_text_options, emit, progress, read_training_corpus,
                      report_reading, text_options)
 from .fit_reading import LOAD_LIMIT_MB, plan_reading
@@ -126,6 +126,7 @@ def register(subparsers) -> None:
                         help="documents in the corpus, for the Bayesian presets (olda, svb, "
                              "vargibbs) when the input is streamed")
     fit_labeled.add_arguments(parser)
+    fit_backend.add_arguments(parser)
     hdp = parser.add_argument_group("--model hdp (topics grow with the stream; --method g-oem)")
     hdp.add_argument("--max-topics", type=int, default=200, metavar="N",
                      help="the most topics the HDP opens (default: 200)")
@@ -155,6 +156,9 @@ def run(args) -> int:
     plan = plan_reading(args, BATCH_METHODS)
     if plan.note is not None:
         print(plan.note, file=sys.stderr)
+    backend = fit_backend.backend(args, BATCH_METHODS)
+    if backend != "serial":
+        model.set_params(backend=backend)
     try:
         if plan.stream:
             documents, tokens, seconds, extra = _train_streaming(model, args, plan.n_passes)
@@ -164,6 +168,8 @@ def run(args) -> int:
         raise
     except ValueError as error:
         raise InputError(str(error)) from None
+    finally:
+        fit_backend.close(model)
     model.save(args.output)
     result = {
         "model": str(args.output), "method": args.method,
@@ -172,7 +178,7 @@ def run(args) -> int:
         "documents": documents, "tokens": tokens,
         "seconds": seconds, "documents_per_second": documents / seconds if seconds > 0 else None,
         "alpha_mean": float(model.doc_topic_prior_.mean()), "top_words": model.top_words(10),
-        **extra,
+        **extra, **fit_backend.summary(model),
     }
     human = (f"{args.method}: K={result['n_topics']}, {documents} documents in {seconds:.1f} s "
              f"({documents / max(seconds, 1e-9):.0f} documents/s), mean alpha "

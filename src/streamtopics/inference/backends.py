@@ -38,9 +38,10 @@ more of them (chunks are whole runs of blocks and need not divide the minibatch 
 
 @dataclass
 class Transfer:
-    """Bytes a backend sent to workers (chunk tasks) and received (their statistics), and how
-    many steps and chunks; for benchmarks and docs/distributed.md."""
+    """Bytes a backend sent to workers (chunk tasks) and received (their statistics), how many
+    steps and chunks, and the workers of the last step; for benchmarks and the CLI's report."""
 
+    workers: int = 0
     steps: int = 0
     chunks: int = 0
     sent: int = 0
@@ -121,6 +122,7 @@ class DaskBackend:
 
     def __call__(self, function: Callable, chunks: Iterable) -> Iterator:
         chunks = list(chunks)
+        self.transfer.workers = self.workers
         futures = self.client.map(function, chunks, pure=False)
         try:
             results = self.client.gather(futures)
@@ -134,7 +136,9 @@ class DaskBackend:
         return iter(results)
 
     def close(self) -> None:
+        """Close the client and cluster `start` made (once); a user's client stays open."""
         if self.owns_client:
+            self.owns_client = False
             cluster = getattr(self.client, "cluster", None)
             self.client.close()
             if cluster is not None:
