@@ -78,12 +78,13 @@ def test_cap_means_no_new_topic():
 
 
 def test_padding_moves_no_parameter():
-    """After G4 padding, Minka's fixed point on the padded s returns a' (spec 1.8 a)."""
+    """After G4 padding (two topics opened, a'_* + a'_new = a_*), Minka's fixed point on the
+    padded s returns a' (spec 1.8 a)."""
     alpha = np.array([0.6, 0.3, 0.4])
     running = SufficientStats(np.ones((5, 2)), np.zeros(3))
     running.log_theta = fixed_point_alpha_inverse(alpha)
     prior = np.array([0.6, 0.3, 0.1, 0.12, 0.18])
-    running.add_topics(prior)
+    running.add_topics(digamma(prior[2:]) - digamma(prior.sum()))  # HDPGibbsRun's padding
     assert running.raw.shape == (5, 4) and running.log_theta.size == 5
     np.testing.assert_allclose(fixed_point_alpha(running.log_theta, start=1.3), prior, rtol=1e-10)
 
@@ -162,3 +163,48 @@ def test_cli_fit_model_hdp_then_evaluate_scores_the_rest_as_score_does(tmp_path,
     assert scored["mean_log_likelihood_per_document"] == pytest.approx(
         model.score(read_corpus_dir(tmp_path, "test")), rel=1e-12)
     assert run(["topics", str(model_path)])["n_topics"] == model.n_topics_
+
+
+def test_vargibbs_sticks_follow_equation_18():
+    """Tables t (blended, per document) -> q(pibar_k) = Beta(1 + D t_k, alpha + D sum_{j>k} t_j)
+    and alpha = b E_q[pi] (thesis eq. 18, spec 1.6), by hand: D = 10, t = (0.5, 0.2), alpha = 1,
+    b = 2: Beta(6, 3) and Beta(3, 1), E pibar = (2/3, 3/4), pi = (2/3, 1/4, rest 1/12)."""
+    from streamtopics.inference.sticks import StickPosteriorMean
+    running = SufficientStats(np.ones((4, 2)), np.array([0.5, 0.2, 0.0]))
+    sticks = StickPosteriorMean(corpus_size=10, stick_concentration=1.0, doc_concentration=2.0)
+    a, b = sticks.beta_parameters(running)
+    np.testing.assert_allclose(a, [6.0, 3.0])
+    np.testing.assert_allclose(b, [3.0, 1.0])
+    np.testing.assert_allclose(sticks.sticks(running), 2.0 * np.array([2 / 3, 1 / 4, 1 / 12]))
+
+
+def test_expected_tables_match_the_antoniak_law_by_enumeration():
+    """E[s | n = 3, c] under p(s) = Gamma(c) / Gamma(c + n) S(n, s) c^s (thesis line 1406), with
+    the Stirling numbers S(3, .) = (2, 3, 1), equals the run's c (digamma(c + n) - digamma(c))."""
+    from streamtopics.inference.hdp_estep import HDPGibbsRun
+    from scipy.special import gammaln
+    for c in (0.3, 1.0, 4.5):
+        weights = np.array([2.0, 3.0, 1.0]) * c ** np.arange(1, 4) * np.exp(gammaln(c) - gammaln(c + 3))
+        assert weights.sum() == pytest.approx(1.0)
+        exact = (weights * np.arange(1, 4)).sum()
+        counts = np.array([[[3.0]]])  # one document, one recorded pass, one topic
+        assert HDPGibbsRun._tables(np.array([c]), counts)[0] == pytest.approx(exact, rel=1e-12)
+
+
+def test_vargibbs_grows_and_resumes_exactly(corpus, tmp_path):
+    counts = corpus.counts.tocsr()
+    make = lambda: OnlineHDP(method="vargibbs", corpus_size=300, max_topics=12, batch_size=50,
+                             local_passes=8, random_state=4)
+    straight = make()
+    for start in range(0, 300, 50):
+        straight.partial_fit(counts[start:start + 50])
+    first = make()
+    for start in range(0, 150, 50):
+        first.partial_fit(counts[start:start + 50])
+    first.save(tmp_path / "vargibbs.npz")
+    resumed = load_estimator(tmp_path / "vargibbs.npz")
+    for start in range(150, 300, 50):
+        resumed.partial_fit(counts[start:start + 50])
+    np.testing.assert_array_equal(resumed.components_, straight.components_)
+    np.testing.assert_array_equal(resumed.topic_weights_, straight.topic_weights_)
+    assert straight.n_topics_ > 2 and resumed.method == "vargibbs"

@@ -45,8 +45,8 @@ Topics may come and go (HDP, Dupuy 2017 section 3.4; docs/architecture.md, desig
 run whose statistics have more topics than s_{i-1} opened them, and brings the prior a' they were
 computed with (`MinibatchStats.prior`); s_{i-1} is padded consistently before the blend
 (`SufficientStats.add_topics`), so eq. 3 is unchanged. After the M-step an optional
-``topic_selection`` part (`inference.sticks.StickSelection`) may drop topics and set the prior
-(pruning, truncation). LDA's parts never do either.
+``topic_selection`` part (`inference.sticks.StickSelection`) may drop topics and returns the
+prior (pruning). LDA's parts never do either.
 
 `OnlineEM.batch_step` is one step whose minibatch is the union of several (the E-step of each
 with the same parameters, their statistics merged exactly, one M-step): with the whole corpus and
@@ -269,7 +269,7 @@ class OnlineEM:
             if self.average is not None:
                 raise ValueError("Polyak-Ruppert averaging of a growing set of topics is not "
                                  "supported")
-            self.stats.add_topics(minibatch_stats.prior)
+            self.stats.add_topics(minibatch_stats.padding)
             self.alpha = alpha_previous = np.array(minibatch_stats.prior, dtype=np.float64)
         self.stats.blend(rho, minibatch_stats)
         if update_alpha:
@@ -280,11 +280,8 @@ class OnlineEM:
         """After the M-step(s): the parameterisation's own update, compaction of the lazy
         scale, the iterate average, the step counter."""
         self.parameters = self.parameters.after_step(self.stats, rho)
-        if self.topic_selection is not None:
-            selected = self.topic_selection(self.stats, self.alpha)
-            if selected is not None:  # drop topics (the average is refused for HDP above)
-                keep, self.alpha = selected
-                self.stats.keep_topics(keep, self.alpha)
+        if self.topic_selection is not None:  # may drop topics (no average: refused above)
+            self.alpha = self.topic_selection(self.stats, self.alpha)
         average = self.average
         if self.stats.needs_compaction or (average is not None
                                            and average.needs_compaction(self.stats)):

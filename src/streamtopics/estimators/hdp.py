@@ -36,14 +36,17 @@ from ..engine import OnlineEM, initial_parameters
 from ..inference.alpha_updates import MinkaFixedPoint
 from ..inference.hdp_estep import HDPGibbsEstimator
 from ..inference.presets import SMOOTHED_TOPIC_WORD_PRIOR, Method, PartSettings, STEP_SIZES
-from ..inference.sticks import (UNSEEN_WORDS, StickPointEstimate, StickSelection, has_rest,
-                                initial_sticks)
+from ..inference.sticks import (UNSEEN_WORDS, StickDirichlet, StickPointEstimate,
+                                StickPosteriorMean, StickSelection, has_rest, initial_sticks,
+                                stick_weights)
 from ..validation import (BOOLEAN, Integral, Interval, Options, ParameterError, Real,
                           validate_parameters)
 from .base import RANDOM_STATE
 from .online_lda import OnlineLDA
 
-HDP_METHODS = ("g-oem",)
+HDP_METHODS = ("g-oem", "vargibbs")
+# eta of VarGibbs' Dirichlet topics (spec 1.1: gensim HdpModel's default)
+BAYESIAN_TOPIC_WORD_PRIOR = 0.01
 
 
 class OnlineHDP(OnlineLDA):
@@ -131,33 +134,55 @@ class OnlineHDP(OnlineLDA):
         if self.initial_topics > self.max_topics:
             raise ParameterError(f"OnlineHDP: initial_topics (T_0) must not exceed max_topics, "
                                  f"got {self.initial_topics} > {self.max_topics}")
-        return Method("gibbs-hdp", "sticks", "polynomial", "fixed-point", False,
-                      str(self.method).lower())
+        name = str(self.method).lower()
+        if name == "vargibbs":
+            return Method("gibbs-hdp", "sticks-dirichlet", "polynomial", "stick-posterior-mean",
+                          False, name)
+        return Method("gibbs-hdp", "sticks", "polynomial", "fixed-point", False, name)
 
     def _settings(self, corpus_size=None) -> PartSettings:
-        eta = SMOOTHED_TOPIC_WORD_PRIOR if self.topic_word_prior is None else self.topic_word_prior
+        default = (BAYESIAN_TOPIC_WORD_PRIOR if str(self.method).lower() == "vargibbs"
+                   else SMOOTHED_TOPIC_WORD_PRIOR)
+        eta = default if self.topic_word_prior is None else self.topic_word_prior
+        size = self.corpus_size if self.corpus_size is not None else corpus_size
         return PartSettings(local_passes=self.local_passes, step_offset=float(self.step_offset),
-                            step_decay=float(self.step_decay), topic_word_prior=float(eta))
+                            step_decay=float(self.step_decay), topic_word_prior=float(eta),
+                            corpus_size=None if size is None else int(size))
 
     def _new_engine(self, method: Method, settings: PartSettings, seed: int) -> OnlineEM:
-        """Algorithm 1 with HDP's parts: the growing Gibbs step, stick-weighted point topics,
-        the step size of LDA's presets, Minka's fixed point on a, pruning after each step."""
+        """Algorithm 1 with HDP's parts: the growing Gibbs step and the step size of LDA's
+        presets; for G-OEM stick-weighted point topics and Minka's fixed point on a, for
+        VarGibbs Dirichlet topics and Beta sticks from the expected tables (eq. 18); pruning
+        after each step."""
         eta = settings.topic_word_prior
+        bayesian = method.name == "vargibbs"
         local = HDPGibbsEstimator(passes=settings.local_passes, topic_word_prior=eta,
                                   stick_concentration=float(self.stick_concentration),
-                                  max_topics=int(self.max_topics))
-        return OnlineEM(local, StickPointEstimate(eta, unseen_words=self.unseen_words),
-                        STEP_SIZES["polynomial"](settings), MinkaFixedPoint(), seed=seed,
-                        topic_selection=StickSelection(float(self.prune_share)))
+                                  max_topics=int(self.max_topics),
+                                  statistic="tables" if bayesian else "log-proportions")
+        step_size = STEP_SIZES["polynomial"](settings)
+        if not bayesian:
+            return OnlineEM(local, StickPointEstimate(eta, unseen_words=self.unseen_words),
+                            step_size, MinkaFixedPoint(), seed=seed,
+                            topic_selection=StickSelection(float(self.prune_share)))
+        sticks = StickPosteriorMean(settings.corpus_size, float(self.stick_concentration),
+                                    float(self.doc_topic_prior))
+        topics = StickDirichlet(settings.corpus_size, eta, unseen_words=self.unseen_words)
+        return OnlineEM(local, topics, step_size, sticks, seed=seed,
+                        topic_selection=StickSelection(float(self.prune_share), sticks))
 
     def _initial_parameters(self, n_words: int, rng: np.random.Generator):
         """beta_0 as LDA's (`initial_parameters`, the same draws for the same seed), the seed of
-        the local streams next (as LDA), then the sticks a_0 (`initial_sticks`)."""
+        the local streams next (as LDA), then the sticks a_0: G-OEM draws them
+        (`initial_sticks`), VarGibbs starts from the prior mean, E[pibar] = 1 / (1 + alpha)."""
         beta, _ = initial_parameters(self.initial_topics, n_words, rng)
         seed = int(rng.integers(0, 2**63 - 1))
+        truncated = self.initial_topics >= self.max_topics
+        if str(self.method).lower() == "vargibbs":
+            breaks = np.full(self.initial_topics, 1.0 / (1.0 + self.stick_concentration))
+            return beta, self.doc_topic_prior * stick_weights(breaks, truncated), seed
         alpha = initial_sticks(self.initial_topics, rng, float(self.stick_concentration),
-                               float(self.doc_topic_prior),
-                               truncated=self.initial_topics >= self.max_topics)
+                               float(self.doc_topic_prior), truncated=truncated)
         return beta, alpha, seed
 
     def _start(self, counts: sp.csr_matrix, vocabulary, first_batch_rows: int | None = None,

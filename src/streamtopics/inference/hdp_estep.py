@@ -1,11 +1,12 @@
-"""The local Gibbs estimator of HDP G-OEM (Dupuy 2017, section 3.4.2): a `LocalEstimator` whose
-runs may open topics.
+"""The local Gibbs estimator of HDP (Dupuy 2017, section 3.4.2): a `LocalEstimator` whose runs
+may open topics, for G-OEM and for VarGibbs.
 
 A run samples the documents of the minibatch with the global parameters of step i - 1
 (`kernels.hdp_estep`: the T topics, a = b (pi, pi_*) and a new-topic word weight), each pass
-over every document in turn, so a topic one document opens is shared with the others. Afterwards the M topics the minibatch
-kept (used in some recorded pass) are numbered T, ..., T + M - 1 in order of opening and get
-their weights from the rest a_* (specs/components.md G3, closed differently, see below):
+over every document in turn, so a topic one document opens is shared with the others.
+Afterwards the M topics the minibatch kept (used in some recorded pass) are numbered T, ...,
+T + M - 1 in order of opening and get their weights from the rest a_* (specs/components.md G3,
+closed differently, see below):
 
     a'_{T+m} = a_* u_m / (sum_l u_l + alpha),     a'_* = a_* alpha / (sum_l u_l + alpha),
 
@@ -19,19 +20,26 @@ opened about a_* 2^-m whatever its use: every document that does not use it then
 E[log nu_m] ~ -1 / a'_m, and the fixed point kills it (with the spec's split, 300 topics in
 a first minibatch had a' below 1e-80).
 
-The statistics then follow equation 16 with a' (thesis p. 60):
+The statistics (`MinibatchStats`, summed over documents):
 
-* s1_kv (``word_topic``): the recorded conditionals (Algorithm 2's final loop) summed per word,
-  U x (T + M);
-* s2_k (``log_theta``, T + M + 1 entries, the rest last): the average over recorded passes of
-  digamma(a'_k + n_dk^t) - digamma(sum a' + N_d) (the thesis averages over all P samples; the last
-  quarter, as LDA's `GibbsEstimator`). For k < T this is what the kernel computed with a; the
-  rest and the opened topics are computed here with a' (n_dk = 0 where a document did not use
-  the topic).
+* ``word_topic``, U x (T + M): the recorded conditionals (Algorithm 2's final loop) summed per
+  word (eq. 16, S2; VarGibbs' lambda-hat of eq. 18 is eta + D times their average);
+* ``log_theta``, T + M + 1 entries, the rest last, is the second statistic, ``statistic``:
+  - "log-proportions" (G-OEM, eq. 16, S1): the average over recorded passes of
+    digamma(a'_k + n_dk^t) - digamma(sum a' + N_d) (the thesis averages over all P samples; the
+    last quarter, as LDA's `GibbsEstimator`). For k < T this is what the kernel computed with
+    a; the rest and the opened topics are computed here with a' (n_dk = 0 where a document did
+    not use the topic);
+  - "tables" (VarGibbs, eq. 18): the expected number of tables s_dk of document d serving topic
+    k given its n_dk^t tokens, E[s_dk] = a'_k (digamma(a'_k + n_dk) - digamma(a'_k)) under the
+    Antoniak law of line 1406 (whose draws the thesis samples: the same expectation, without
+    their noise), averaged over recorded passes; the rest has no table (0).
 
-``MinibatchStats.prior`` carries a' so the engine can pad s_{i-1} for the new topics (G4,
-`SufficientStats.add_topics`) before the blend. Without a rest (a truncated HDP) nothing opens
-and the run is LDA's `GibbsRun` (same draws, same statistics).
+``MinibatchStats.padding`` holds what s_{i-1} gets for the new components (G4,
+`SufficientStats.add_topics`): the values that make a' a fixed point of the G-OEM M-step,
+digamma(a'_k) - digamma(sum a'), or no tables (0, the Beta(1, alpha) prior of a new stick).
+``prior`` is a'. Without a rest (a truncated HDP) nothing opens and the G-OEM run is LDA's
+`GibbsRun` (same draws, same statistics).
 """
 
 from __future__ import annotations
@@ -46,6 +54,8 @@ from .gibbs_estep import local_word_weights
 from .minibatch import Minibatch
 from .stats import MinibatchStats
 
+STATISTICS = ("log-proportions", "tables")
+
 
 @dataclass(frozen=True)
 class HDPGibbsEstimator:
@@ -53,16 +63,16 @@ class HDPGibbsEstimator:
     with the stick concentration ``stick_concentration`` (alpha of Beta(1, alpha)) while fewer than
     ``max_topics`` exist; an opened topic scores words by the Dirichlet(``topic_word_prior``)
     predictive of the minibatch's tokens in it (spec G2). ``grow=False``: never open a topic
-    (inference with the model fixed)."""
+    (inference with the model fixed). ``statistic``: the second statistic (module docstring)."""
 
     passes: int = 20
     topic_word_prior: float = 0.03
     stick_concentration: float = 1.0
     max_topics: int = 200
     grow: bool = True
+    statistic: str = "log-proportions"
 
     name = "gibbs-hdp"
-    independent_documents = False  # opened topics are shared within a minibatch (spec G3)
 
     @property
     def recorded_passes(self) -> int:
@@ -100,8 +110,7 @@ class HDPGibbsRun:
         entry_topic = np.zeros((batch.n_entries, n_topics))
         entry_new = np.zeros((batch.n_entries, capacity))
         doc_log_theta = np.zeros((batch.n_documents, n_topics))
-        new_counts = np.zeros((batch.n_documents, recorded, capacity))
-        opened_alpha = np.zeros(capacity)
+        doc_counts = np.zeros((batch.n_documents, recorded, n_topics + capacity))
         n_opened = hdp_gibbs_sweeps(
             batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr,
             local_word_weights(weights), alpha, n_topics, digamma(alpha),
@@ -109,23 +118,28 @@ class HDPGibbsRun:
             float(estimator.stick_concentration), capacity, self.seed, self.minibatch_index,
             batch.first_document, estimator.passes, estimator.passes - recorded,
             np.zeros(batch.n_tokens, dtype=np.int64), entry_topic, entry_new, doc_log_theta,
-            new_counts, opened_alpha)
-        # sums over the recorded passes, divided as LDA's GibbsRun divides them
-        log_theta = doc_log_theta.sum(axis=0) / recorded
-        usage = (new_counts[:, :, :n_opened] > 0).mean(axis=1).sum(axis=0)  # u_m
-        kept = np.flatnonzero(usage > 0)
-        prior = None
-        if has_rest:
-            prior = self._split_rest(alpha, usage[kept])
-            log_theta = np.concatenate([log_theta, self._opened_log_theta(
-                prior, new_counts[:, :, kept])])
+            doc_counts, np.zeros(capacity))
+        opened = doc_counts[:, :, n_topics:n_topics + n_opened]
+        kept = np.flatnonzero((opened > 0).any(axis=(0, 1)))
+        usage = (opened[:, :, kept] > 0).mean(axis=1).sum(axis=0)  # u_m
+        counts = np.concatenate([doc_counts[:, :, :n_topics], opened[:, :, kept]], axis=2)
+        prior = self._split_rest(alpha, usage) if has_rest else alpha
+        padding = None
+        if estimator.statistic == "tables":
+            second = np.append(self._tables(prior[:counts.shape[2]], counts), 0.0)[:prior.size]
+            padding = np.zeros(kept.size + 1)
+        else:
+            second = doc_log_theta.sum(axis=0) / recorded
+            if has_rest:
+                second = np.concatenate([second, self._opened_log_theta(prior, counts[:, :, n_topics:])])
+                padding = digamma(prior[n_topics:]) - digamma(prior.sum())
         entry_topic = np.hstack([entry_topic, entry_new[:, kept]])
         word_topic = batch.word_totals(entry_topic) / recorded
-        self._statistics = MinibatchStats(batch.words, word_topic, log_theta,
-                                          batch.n_documents, batch.n_words,
-                                          prior=prior if kept.size else None)
-        expected = (batch.document_totals(entry_topic) / recorded
-                    + (alpha if prior is None else prior)[:word_topic.shape[1]])
+        grew = kept.size > 0
+        self._statistics = MinibatchStats(batch.words, word_topic, second, batch.n_documents,
+                                          batch.n_words, prior=prior if grew else None,
+                                          padding=padding if grew else None)
+        expected = batch.document_totals(entry_topic) / recorded + prior[:word_topic.shape[1]]
         self._doc_topic = expected / expected.sum(axis=1, keepdims=True)
 
     def _split_rest(self, alpha: np.ndarray, usage: np.ndarray) -> np.ndarray:
@@ -142,6 +156,12 @@ class HDPGibbsRun:
         opened = digamma(prior[self.n_topics:-1] + counts).mean(axis=1).sum(axis=0)
         rest = self.batch.n_documents * digamma(prior[-1])
         return np.append(opened, rest) - length
+
+    @staticmethod
+    def _tables(prior: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """Expected tables per topic, summed over documents, averaged over recorded passes:
+        a'_k (digamma(a'_k + n) - digamma(a'_k)) (``counts``: B x R x K)."""
+        return (prior * (digamma(prior + counts) - digamma(prior))).mean(axis=1).sum(axis=0)
 
     def statistics(self) -> MinibatchStats:
         return self._statistics

@@ -33,9 +33,11 @@ class MinibatchStats:
     ``words``: the U distinct global word ids (ascending); ``word_topic`` (U x K): sum over
     documents of E[s1] restricted to those words; ``log_theta`` (K): sum over documents of
     E[log theta_k]; ``n_documents``: how many documents were summed; ``n_words``: V.
-    ``prior``: None, or the alpha the statistics were computed with when the local run changed
-    it: an HDP run that opened topics (`inference.hdp_estep`) gives a' = b (pi, pi_*) over its
-    T + M topics and the rest, and ``log_theta`` then has T + M + 1 entries.
+    When the local run opened topics (HDP, `inference.hdp_estep`), ``word_topic`` has T + M
+    columns and ``log_theta`` T + M + 1 entries (the rest of the stick last); ``prior`` is the
+    alpha they were computed with, a' = b (pi, pi_*) over the T + M topics and the rest, and
+    ``padding`` the M + 1 values s2 of s_{i-1} gets for the new components and the rest
+    (`SufficientStats.add_topics`). Both None otherwise.
     """
 
     words: np.ndarray
@@ -44,6 +46,7 @@ class MinibatchStats:
     n_documents: int
     n_words: int
     prior: np.ndarray | None = None
+    padding: np.ndarray | None = None
 
     @property
     def n_topics(self) -> int:
@@ -172,32 +175,27 @@ class SufficientStats:
         (see `OnlineLDA`'s ``grow_vocabulary``)."""
         self.raw = np.concatenate([self.raw, np.zeros((int(n_new), self.n_topics))])
 
-    def add_topics(self, prior: np.ndarray) -> None:
-        """Pad s_{i-1} for the topics a local run opened (HDP, specs/components.md G4), given
-        a' = ``prior`` (T + M + 1 entries, the rest of the stick last; `MinibatchStats.prior`):
-        s1 of a new topic is 0 (it had no tokens), and s2 of each new topic and of the new rest
-        is digamma(a'_k) - digamma(sum a'). Since sum a' = sum a and a'_k = a_k for the old
-        topics, a' is then a fixed point of the M-step (thesis eq. 17, box) on the padded s,
-        as a was on s: padding alone moves no parameter."""
-        prior = np.asarray(prior, dtype=np.float64)
-        n_new = prior.size - 1 - self.n_topics
+    def add_topics(self, padding: np.ndarray) -> None:
+        """Pad s_{i-1} for the M topics a local run opened (HDP, specs/components.md G4): s1 of
+        each is 0 (it had no tokens), and s2 of the new topics and of the rest (replacing the
+        old rest's) is ``padding`` (M + 1 entries, `MinibatchStats.padding`), which the local run
+        chose so that padding alone moves no parameter."""
+        padding = np.asarray(padding, dtype=np.float64)
+        n_new = padding.size - 1
         self.raw = np.concatenate([self.raw, np.zeros((self.n_words, n_new))], axis=1)
         self.topic_totals = np.concatenate([self.topic_totals, np.zeros(n_new)])
-        consistent = digamma(prior[-n_new - 1:]) - digamma(prior.sum())
-        self.log_theta = np.concatenate([self.log_theta[:self.n_topics - n_new], consistent])
+        self.log_theta = np.concatenate([self.log_theta[:self.n_topics - n_new], padding])
 
-    def keep_topics(self, keep: np.ndarray, prior: np.ndarray) -> None:
-        """Keep the topics where ``keep`` (T booleans) holds, in order; ``prior`` is the new
-        alpha over them, plus a rest of the stick last when it has one more entry (HDP pruning
-        and truncation, `inference.sticks`). s2 of the rest becomes digamma(a_*) -
-        digamma(sum a) (G4 in reverse: the pruned topics' mass joined the rest)."""
+    def keep_topics(self, keep: np.ndarray, rest: float | None = None) -> None:
+        """Keep the topics where ``keep`` (T booleans) holds, in order (HDP pruning,
+        `inference.sticks.StickSelection`); s2 of the rest of the stick, when there is one,
+        becomes ``rest`` (None: unchanged)."""
         keep = np.asarray(keep, dtype=bool)
-        prior = np.asarray(prior, dtype=np.float64)
         self.raw = np.ascontiguousarray(self.raw[:, keep])
         self.topic_totals = self.topic_totals[keep]
         log_theta = self.log_theta[:keep.size][keep]
-        if prior.size > log_theta.size:
-            log_theta = np.append(log_theta, digamma(prior[-1]) - digamma(prior.sum()))
+        if self.log_theta.size > keep.size:
+            log_theta = np.append(log_theta, self.log_theta[-1] if rest is None else rest)
         self.log_theta = log_theta
 
     @property

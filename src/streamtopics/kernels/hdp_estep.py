@@ -35,8 +35,7 @@ topics that exist (global and opened; the mass on "new" is dropped, spec G5) to 
 (global topics) and ``entry_new`` (opened ones); while no topic is opened the record is LDA's
 `_record_factorised`. ``doc_log_theta`` gets digamma(a_k + n_dk^t) - digamma(sum a + N_d) for
 the T global topics (the rest's and the opened topics' s2 are computed by the caller, once
-their weights a' are known); the counts of opened topics per recorded pass go to
-``new_counts``.
+their weights a' are known); every topic's count in each recorded pass goes to ``doc_counts``.
 """
 
 from __future__ import annotations
@@ -140,9 +139,9 @@ def _document_pass(entry_word, token_entry, weights, alpha, n_topics, eta, n_wor
 def _record_document(entry_word, entry_count, weights, alpha, n_topics, digamma_alpha,
                      digamma_alpha_sum, alpha_sum, eta, n_words, z, counts, n_opened,
                      opened_alpha, opened_word_counts, opened_totals, entry_topic, entry_new,
-                     log_theta, new_counts, conditional):
+                     log_theta, recorded_counts, conditional):
     """What a recorded pass adds for one document: its tokens' conditionals, s2 of the global
-    topics, and its counts of the opened topics."""
+    topics, and its counts of every topic."""
     if n_opened == 0:
         _record_factorised(0, entry_word.size, 0, entry_word, entry_count, weights,
                            np.ascontiguousarray(alpha[:n_topics]), counts, z, entry_topic)
@@ -158,15 +157,15 @@ def _record_document(entry_word, entry_count, weights, alpha, n_topics, digamma_
         for i in range(int(counts[k])):
             value += 1.0 / (alpha[k] + i)
         log_theta[k] += value
-    for m in range(n_opened):
-        new_counts[m] = counts[n_topics + m]
+    for k in range(n_topics + n_opened):
+        recorded_counts[k] = counts[k]
 
 
 @njit(cache=True)
 def hdp_gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, weights, alpha, n_topics,
                      digamma_alpha, digamma_alpha_sum, eta, n_words, stick_concentration,
                      capacity, seed, minibatch, first_document, n_passes, record_from,
-                     token_topic, entry_topic, entry_new, doc_log_theta, new_counts,
+                     token_topic, entry_topic, entry_new, doc_log_theta, doc_counts,
                      opened_alpha):
     """``n_passes`` passes over the minibatch, each a pass over every document in turn (a
     collapsed Gibbs sampler of the opened topics over the whole minibatch), every document with
@@ -177,8 +176,8 @@ def hdp_gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, weights, alpha
     rest), ``alpha`` T + 1 (or T: no rest, no growth), ``capacity``: most topics the minibatch
     may open. Outputs: ``token_topic`` (tokens; opened topics numbered T, T + 1, ... in order of
     opening), ``entry_topic`` (entries x T), ``entry_new`` (entries x capacity),
-    ``doc_log_theta`` (B x T), ``new_counts`` (B x R x capacity), ``opened_alpha`` (capacity:
-    the stick split at each opening)."""
+    ``doc_log_theta`` (B x T), ``doc_counts`` (B x R x (T + capacity): n_dk^t of every topic in
+    each recorded pass), ``opened_alpha`` (capacity: the stick split at each opening)."""
     n_docs = doc_ptr.size - 1
     alpha_sum = 0.0  # a plain loop, as gibbs_sweeps
     for k in range(alpha.size):
@@ -225,5 +224,5 @@ def hdp_gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, weights, alpha
                              int(shared[0]), opened_alpha, opened_word_counts, opened_totals,
                              entry_topic[first_entry:last_entry],
                              entry_new[first_entry:last_entry], doc_log_theta[d],
-                             new_counts[d, t - record_from], conditional)
+                             doc_counts[d, t - record_from], conditional)
     return int(shared[0])
