@@ -54,9 +54,6 @@ from .gibbs_estep import local_word_weights
 from .minibatch import Minibatch
 from .stats import MinibatchStats
 
-STATISTICS = ("log-proportions", "tables")
-
-
 @dataclass(frozen=True)
 class HDPGibbsEstimator:
     """P = ``passes`` Gibbs passes per document, the last quarter recorded; topics are opened
