@@ -7,7 +7,7 @@ import pytest
 import naive
 from helpers import matched_tv
 from streamtopics import generate_synthetic
-from streamtopics.estimators.gibbs_lda import CVB0LDA
+from streamtopics.estimators.cvb0_lda import CVB0LDA
 from streamtopics.inference.cvb0 import _bag_of_words, fit_cvb0
 from streamtopics.kernels import cvb0 as kernels
 

@@ -10,7 +10,7 @@ import pytest
 
 from streamtopics import OnlineLDA
 from streamtopics.corpus.synthetic import generate_synthetic
-from streamtopics.estimators.gibbs_lda import CVB0LDA, GibbsLDA
+from streamtopics.estimators import CVB0LDA, GibbsLDA
 from streamtopics.evaluation import left_to_right
 
 

@@ -26,7 +26,7 @@ from ..corpus.readers import TEXT_FORMATS, corpus_dir_files, detect_format, read
 from ..corpus.streaming import DocwordStream
 from ..errors import InputError
 from ..estimators.auto_passes import validation_split
-from ..estimators.gibbs_lda import CVB0LDA, GibbsLDA
+from ..estimators import CVB0LDA, GibbsLDA
 from ..estimators.hdp import OnlineHDP
 from ..estimators.online_lda import OnlineLDA
 from ..corpus.corpus import occurring_words, restrict_to_words

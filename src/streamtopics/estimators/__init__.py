@@ -3,7 +3,8 @@
 from .. import persistence
 from ..errors import ModelFileError
 from .base import NotFittedError, PassReport, TopicModelEstimator
-from .gibbs_lda import CVB0LDA, GibbsLDA
+from .cvb0_lda import CVB0LDA
+from .gibbs_lda import GibbsLDA
 from .hdp import OnlineHDP
 from .labeled import LabeledLDA, PriorLDA
 from .labeled_cvb0 import LabeledCVB0LDA

@@ -1,7 +1,7 @@
-"""Batch samplers as scikit-learn style estimators: `GibbsLDA` (collapsed Gibbs sampling with the
-CGS_p estimators, Papanikolaou et al. 2017) and `CVB0LDA` (Asuncion et al. 2009).
+"""`GibbsLDA`: LDA by batch collapsed Gibbs sampling with the CGS_p estimators (Papanikolaou et
+al. 2017), as a scikit-learn style estimator.
 
-Both accept a `Corpus`, a D x V count matrix (scipy sparse, e.g. from ``CountVectorizer``, or
+It accepts a `Corpus`, a D x V count matrix (scipy sparse, e.g. from ``CountVectorizer``, or
 dense) or a list of token-id sequences. ``transform`` never changes the model: it infers the
 topic proportions of new documents with the topics held fixed.
 """
@@ -10,84 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..corpus.corpus import Corpus
-from ..errors import InputError
-from ..inference import cgs, cvb0
+from ..inference import cgs
 from ..inference.mallet_state import read_mallet_state
-from ..validation import (BOOLEAN, Integral, Interval, Options, PositiveVector, Real,
-                          validate_parameters)
-from .base import N_TOPICS_ALIASES, RANDOM_STATE, TopicModelEstimator
-
-_SEED_BOUND = 2**63 - 1
+from ..validation import BOOLEAN, Integral, Interval, Options, validate_parameters
+from .base import N_TOPICS_ALIASES
+from .batch import BATCH_PRIORS, RENAMED_PARAMETERS, BatchTopicModel, prior_vector
 
 
-def _as_corpus(X, n_words: int | None = None) -> Corpus:
-    if isinstance(X, Corpus):
-        return X
-    if hasattr(X, "shape") and len(X.shape) == 2:
-        return Corpus(X)
-    try:
-        return Corpus.from_token_lists(list(X), n_words=n_words)
-    except TypeError:
-        raise InputError("documents must be a Corpus, a D x V count matrix or a list of "
-                         "token-id sequences") from None
-
-
-# Constraints shared by the batch estimators (`validation`).
-_PRIORS = {
-    "n_topics": [Interval(Integral, 1, None)],
-    "doc_topic_prior": [Interval(Real, 0, None, "neither"), PositiveVector("n_topics")],
-    "topic_word_prior": [Interval(Real, 0, None, "neither")],
-    "random_state": RANDOM_STATE,
-}
-# The names these estimators had before they took `OnlineLDA`'s (issue 18), accepted with a
-# FutureWarning until the next release.
-_RENAMED = {"alpha": "doc_topic_prior", "eta": "topic_word_prior", "iterations": "n_passes"}
-
-
-def _prior_vector(value, size: int) -> np.ndarray:
-    """A validated prior (a positive number or ``size`` of them) as ``size`` float64 values."""
-    return np.broadcast_to(np.asarray(value, dtype=np.float64), (size,)).copy()
-
-
-class _BatchTopicModel(TopicModelEstimator):
-    """What the batch estimators share: input conversion, fitted vocabulary, seeds."""
-
-    def _training_corpus(self, X, feature_names=None) -> Corpus:
-        corpus = _as_corpus(self._check_documents(X, reset=True, feature_names=feature_names))
-        if corpus.n_tokens == 0:
-            raise InputError("cannot fit a topic model on documents without any tokens")
-        validate_parameters(self)
-        return corpus
-
-    def _fit_seed(self) -> int:
-        return int(np.random.default_rng(self.random_state).integers(_SEED_BOUND))
-
-    def _new_documents(self, X) -> Corpus:
-        """``X`` as a corpus over the model's vocabulary: a `Corpus` with another vocabulary is
-        mapped word by word (unknown words dropped); matrices must have V columns."""
-        self._check_fitted()
-        n_words = self.components_.shape[1]
-        corpus = _as_corpus(self._check_documents(X, reset=False), n_words)
-        if np.array_equal(corpus.vocabulary, self.vocabulary_):
-            return corpus
-        if not isinstance(X, Corpus):
-            if corpus.n_words != n_words:
-                raise InputError(f"documents have {corpus.n_words} word columns but the model "
-                                 f"has {n_words} words")
-            return corpus
-        index = {word: i for i, word in enumerate(self.vocabulary_)}
-        column = np.asarray([index.get(word, -1) for word in corpus.vocabulary], dtype=np.int64)
-        word_ids, offsets = corpus.document_tokens()
-        mapped = column[word_ids]
-        known = mapped >= 0
-        doc_of_token = np.repeat(np.arange(corpus.n_documents), np.diff(offsets))
-        lengths = np.bincount(doc_of_token[known], minlength=corpus.n_documents)
-        tokens = np.split(mapped[known], np.cumsum(lengths)[:-1])
-        return Corpus.from_token_lists(tokens, self.vocabulary_)
-
-
-class GibbsLDA(_BatchTopicModel):
+class GibbsLDA(BatchTopicModel):
     """LDA by collapsed Gibbs sampling with the standard or the CGS_p estimators.
 
     Parameters
@@ -123,10 +53,10 @@ class GibbsLDA(_BatchTopicModel):
     ``iterations``; ``fit(progress=)``.
     """
 
-    _renamed_parameters = {**_RENAMED}
+    _renamed_parameters = {**RENAMED_PARAMETERS}
     _parameter_aliases = N_TOPICS_ALIASES
     _parameter_constraints = {
-        **_PRIORS,
+        **BATCH_PRIORS,
         "optimize_alpha": [BOOLEAN], "optimize_eta": [BOOLEAN],
         "optimize_interval": [Interval(Integral, 1, None)],
         "n_passes": [Interval(Integral, 1, None)], "burn_in": [Interval(Integral, 0, None)],
@@ -170,7 +100,7 @@ class GibbsLDA(_BatchTopicModel):
         chain's samples (theta^p or theta, aligned with ``components_``)."""
         observe = self._pass_observer(callback, progress)
         corpus = self._training_corpus(X, feature_names)
-        alpha = _prior_vector(self.doc_topic_prior, self.n_topics)
+        alpha = prior_vector(self.doc_topic_prior, self.n_topics)
         seed = self._fit_seed()
         tokens, offsets = corpus.document_tokens()
         every = self.optimize_interval
@@ -262,78 +192,4 @@ class GibbsLDA(_BatchTopicModel):
         self.log_likelihood_ = fitted["log_likelihood"]
         self.chain_log_likelihoods_ = fitted["chain_log_likelihoods"]
         self.random_seed_ = fitted["random_seed"]
-        self.n_iter_ = fitted["n_iter"]
-
-
-class CVB0LDA(_BatchTopicModel):
-    """LDA by CVB0 (equation 6), deterministic given ``random_state`` (its random start).
-
-    ``n_passes`` passes at most, stopping early once the mean change of a token's topic
-    distribution falls below ``tolerance``; ``transform`` runs ``transform_passes`` CVB0
-    passes per new document with the topics fixed; priors ``doc_topic_prior`` (alpha) and
-    ``topic_word_prior`` (eta) as `GibbsLDA`'s. Fitted attributes: ``components_``
-    (equation 2 on soft counts), ``doc_topic_prior_``, ``topic_word_prior_``,
-    ``vocabulary_``, ``n_iter_``. Deprecated names (FutureWarning, removed in the next
-    release): ``alpha``, ``eta``, ``iterations``, ``transform_iterations``; ``fit(progress=)``.
-    """
-
-    _renamed_parameters = {**_RENAMED, "transform_iterations": "transform_passes"}
-    _parameter_aliases = N_TOPICS_ALIASES
-    _parameter_constraints = {
-        **_PRIORS, "n_passes": [Interval(Integral, 1, None)],
-        "tolerance": [Interval(Real, 0, None)],
-        "transform_passes": [Interval(Integral, 0, None)],
-    }
-
-    def __init__(self, n_topics: int = 10, doc_topic_prior=0.1, topic_word_prior: float = 0.01,
-                 n_passes: int = 100, tolerance: float = 0.0, transform_passes: int = 50,
-                 random_state=None, **renamed):
-        self.n_topics = n_topics
-        self.doc_topic_prior = doc_topic_prior
-        self.topic_word_prior = topic_word_prior
-        self.n_passes = n_passes
-        self.tolerance = tolerance
-        self.transform_passes = transform_passes
-        self.random_state = random_state
-        self._take_renamed(renamed)
-
-    def fit(self, X, y=None, *, callback=None, progress=None, feature_names=None):
-        """Run CVB0; ``callback(model, report)`` is called after every pass with a
-        `PassReport` (chain 0). ``progress(pass)``: deprecated. ``feature_names``: the V
-        words of the columns (a DataFrame's columns name them too)."""
-        self.fit_transform(X, callback=callback, progress=progress,
-                           feature_names=feature_names)
-        return self
-
-    def fit_transform(self, X, y=None, *, callback=None, progress=None,
-                      feature_names=None) -> np.ndarray:
-        """Fit and return the training documents' topic proportions (D x K)."""
-        observe = self._pass_observer(callback, progress, chains=False)
-        corpus = self._training_corpus(X, feature_names)
-        alpha = _prior_vector(self.doc_topic_prior, self.n_topics)
-        result = cvb0.fit_cvb0(corpus.counts, self.n_topics, alpha, self.topic_word_prior,
-                               iterations=self.n_passes, tolerance=float(self.tolerance),
-                               seed=self._fit_seed(),
-                               progress=None if observe is None else (lambda n: observe(0, n)))
-        self.components_ = result.phi
-        self.doc_topic_prior_ = alpha
-        self.topic_word_prior_ = float(self.topic_word_prior)
-        self.vocabulary_ = corpus.vocabulary
-        self.n_iter_ = len(result.changes)
-        return result.theta
-
-    def transform(self, X) -> np.ndarray:
-        """Topic proportions (D x K) of new documents by CVB0 with the topics fixed."""
-        validate_parameters(self)
-        corpus = self._new_documents(X)
-        return cvb0.predict_cvb0(self.components_, self.doc_topic_prior_, corpus.counts,
-                                 self.transform_passes)
-
-    def _fitted_metadata(self) -> dict:
-        return {"topic_word_prior": float(self.topic_word_prior_), "n_iter": int(self.n_iter_)}
-
-    def _restore_state(self, arrays: dict[str, np.ndarray], metadata: dict) -> None:
-        super()._restore_state(arrays, metadata)
-        fitted = metadata.get("fitted", {})
-        self.topic_word_prior_ = fitted["topic_word_prior"]
         self.n_iter_ = fitted["n_iter"]

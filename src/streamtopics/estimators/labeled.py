@@ -26,7 +26,7 @@ from ..inference.topic_mask import TopicMask
 from ..validation import (InstanceOf, Integral, Interval, Options, ParameterError, Real,
                           check_parameter, validate_parameters)
 from .base import RANDOM_STATE
-from .gibbs_lda import _as_corpus, _BatchTopicModel
+from .batch import BatchTopicModel
 from .label_sets import MetaLabeler, label_indicator, top_labels
 
 N_LABELS = ("meta", "mean")
@@ -41,7 +41,7 @@ def frequency_prior(label_frequency, scale: float = 50.0, floor: float = 30.0) -
     return scale * frequency / frequency.sum() + floor / frequency.size
 
 
-class _LabelSets(_BatchTopicModel):
+class _LabelSets(BatchTopicModel):
     """What every multi-label model shares: labels in (`_learn_labels`), label sets out
     (`predict`: each document's `label_counts` best labels by `predict_proba`, which
     subclasses define), and the label part of model files. Subclasses set ``components_``,

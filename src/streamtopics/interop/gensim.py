@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from ..estimators.gibbs_lda import CVB0LDA
+from ..estimators.cvb0_lda import CVB0LDA
 
 POINT_MASS = 1e6  # default pseudo counts per topic for point-estimate topics
 

@@ -1,0 +1,84 @@
+"""What the batch estimators share (`GibbsLDA`, `CVB0LDA`, the Labeled LDA family): input
+conversion (a `Corpus`, a D x V count matrix, scipy sparse or dense, or a list of token-id
+sequences), the fitted vocabulary and the mapping of new documents onto it, the seed of a fit,
+the constraints of their priors and the names they had before issue 18.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..corpus.corpus import Corpus
+from ..errors import InputError
+from ..validation import Integral, Interval, PositiveVector, Real, validate_parameters
+from .base import RANDOM_STATE, TopicModelEstimator
+
+_SEED_BOUND = 2**63 - 1
+
+
+def as_corpus(X, n_words: int | None = None) -> Corpus:
+    """``X`` (a `Corpus`, a D x V count matrix or token-id sequences over ``n_words`` words) as a
+    `Corpus`; anything else is an `InputError`."""
+    if isinstance(X, Corpus):
+        return X
+    if hasattr(X, "shape") and len(X.shape) == 2:
+        return Corpus(X)
+    try:
+        return Corpus.from_token_lists(list(X), n_words=n_words)
+    except TypeError:
+        raise InputError("documents must be a Corpus, a D x V count matrix or a list of "
+                         "token-id sequences") from None
+
+
+# Constraints shared by the batch estimators (`validation`).
+BATCH_PRIORS = {
+    "n_topics": [Interval(Integral, 1, None)],
+    "doc_topic_prior": [Interval(Real, 0, None, "neither"), PositiveVector("n_topics")],
+    "topic_word_prior": [Interval(Real, 0, None, "neither")],
+    "random_state": RANDOM_STATE,
+}
+# The names these estimators had before they took `OnlineLDA`'s (issue 18), accepted with a
+# FutureWarning until the next release.
+RENAMED_PARAMETERS = {"alpha": "doc_topic_prior", "eta": "topic_word_prior", "iterations": "n_passes"}
+
+
+def prior_vector(value, size: int) -> np.ndarray:
+    """A validated prior (a positive number or ``size`` of them) as ``size`` float64 values."""
+    return np.broadcast_to(np.asarray(value, dtype=np.float64), (size,)).copy()
+
+
+class BatchTopicModel(TopicModelEstimator):
+    """What the batch estimators share: input conversion, fitted vocabulary, seeds."""
+
+    def _training_corpus(self, X, feature_names=None) -> Corpus:
+        corpus = as_corpus(self._check_documents(X, reset=True, feature_names=feature_names))
+        if corpus.n_tokens == 0:
+            raise InputError("cannot fit a topic model on documents without any tokens")
+        validate_parameters(self)
+        return corpus
+
+    def _fit_seed(self) -> int:
+        return int(np.random.default_rng(self.random_state).integers(_SEED_BOUND))
+
+    def _new_documents(self, X) -> Corpus:
+        """``X`` as a corpus over the model's vocabulary: a `Corpus` with another vocabulary is
+        mapped word by word (unknown words dropped); matrices must have V columns."""
+        self._check_fitted()
+        n_words = self.components_.shape[1]
+        corpus = as_corpus(self._check_documents(X, reset=False), n_words)
+        if np.array_equal(corpus.vocabulary, self.vocabulary_):
+            return corpus
+        if not isinstance(X, Corpus):
+            if corpus.n_words != n_words:
+                raise InputError(f"documents have {corpus.n_words} word columns but the model "
+                                 f"has {n_words} words")
+            return corpus
+        index = {word: i for i, word in enumerate(self.vocabulary_)}
+        column = np.asarray([index.get(word, -1) for word in corpus.vocabulary], dtype=np.int64)
+        word_ids, offsets = corpus.document_tokens()
+        mapped = column[word_ids]
+        known = mapped >= 0
+        doc_of_token = np.repeat(np.arange(corpus.n_documents), np.diff(offsets))
+        lengths = np.bincount(doc_of_token[known], minlength=corpus.n_documents)
+        tokens = np.split(mapped[known], np.cumsum(lengths)[:-1])
+        return Corpus.from_token_lists(tokens, self.vocabulary_)

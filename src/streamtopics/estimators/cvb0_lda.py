@@ -1,0 +1,86 @@
+"""`CVB0LDA`: LDA by CVB0 (Asuncion et al. 2009; equation numbers of Papanikolaou et al. 2017),
+as a scikit-learn style estimator with the input and ``transform`` contract of `GibbsLDA`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..inference import cvb0
+from ..validation import Integral, Interval, Real, validate_parameters
+from .base import N_TOPICS_ALIASES
+from .batch import BATCH_PRIORS, RENAMED_PARAMETERS, BatchTopicModel, prior_vector
+
+
+class CVB0LDA(BatchTopicModel):
+    """LDA by CVB0 (equation 6), deterministic given ``random_state`` (its random start).
+
+    ``n_passes`` passes at most, stopping early once the mean change of a token's topic
+    distribution falls below ``tolerance``; ``transform`` runs ``transform_passes`` CVB0
+    passes per new document with the topics fixed; priors ``doc_topic_prior`` (alpha) and
+    ``topic_word_prior`` (eta) as `GibbsLDA`'s. Fitted attributes: ``components_``
+    (equation 2 on soft counts), ``doc_topic_prior_``, ``topic_word_prior_``,
+    ``vocabulary_``, ``n_iter_``. Deprecated names (FutureWarning, removed in the next
+    release): ``alpha``, ``eta``, ``iterations``, ``transform_iterations``; ``fit(progress=)``.
+    """
+
+    _renamed_parameters = {**RENAMED_PARAMETERS, "transform_iterations": "transform_passes"}
+    _parameter_aliases = N_TOPICS_ALIASES
+    _parameter_constraints = {
+        **BATCH_PRIORS, "n_passes": [Interval(Integral, 1, None)],
+        "tolerance": [Interval(Real, 0, None)],
+        "transform_passes": [Interval(Integral, 0, None)],
+    }
+
+    def __init__(self, n_topics: int = 10, doc_topic_prior=0.1, topic_word_prior: float = 0.01,
+                 n_passes: int = 100, tolerance: float = 0.0, transform_passes: int = 50,
+                 random_state=None, **renamed):
+        self.n_topics = n_topics
+        self.doc_topic_prior = doc_topic_prior
+        self.topic_word_prior = topic_word_prior
+        self.n_passes = n_passes
+        self.tolerance = tolerance
+        self.transform_passes = transform_passes
+        self.random_state = random_state
+        self._take_renamed(renamed)
+
+    def fit(self, X, y=None, *, callback=None, progress=None, feature_names=None):
+        """Run CVB0; ``callback(model, report)`` is called after every pass with a
+        `PassReport` (chain 0). ``progress(pass)``: deprecated. ``feature_names``: the V
+        words of the columns (a DataFrame's columns name them too)."""
+        self.fit_transform(X, callback=callback, progress=progress,
+                           feature_names=feature_names)
+        return self
+
+    def fit_transform(self, X, y=None, *, callback=None, progress=None,
+                      feature_names=None) -> np.ndarray:
+        """Fit and return the training documents' topic proportions (D x K)."""
+        observe = self._pass_observer(callback, progress, chains=False)
+        corpus = self._training_corpus(X, feature_names)
+        alpha = prior_vector(self.doc_topic_prior, self.n_topics)
+        result = cvb0.fit_cvb0(corpus.counts, self.n_topics, alpha, self.topic_word_prior,
+                               iterations=self.n_passes, tolerance=float(self.tolerance),
+                               seed=self._fit_seed(),
+                               progress=None if observe is None else (lambda n: observe(0, n)))
+        self.components_ = result.phi
+        self.doc_topic_prior_ = alpha
+        self.topic_word_prior_ = float(self.topic_word_prior)
+        self.vocabulary_ = corpus.vocabulary
+        self.n_iter_ = len(result.changes)
+        return result.theta
+
+    def transform(self, X) -> np.ndarray:
+        """Topic proportions (D x K) of new documents by CVB0 with the topics fixed."""
+        validate_parameters(self)
+        corpus = self._new_documents(X)
+        return cvb0.predict_cvb0(self.components_, self.doc_topic_prior_, corpus.counts,
+                                 self.transform_passes)
+
+    def _fitted_metadata(self) -> dict:
+        return {"topic_word_prior": float(self.topic_word_prior_), "n_iter": int(self.n_iter_)}
+
+    def _restore_state(self, arrays: dict[str, np.ndarray], metadata: dict) -> None:
+        super()._restore_state(arrays, metadata)
+        fitted = metadata.get("fitted", {})
+        self.topic_word_prior_ = fitted["topic_word_prior"]
+        self.n_iter_ = fitted["n_iter"]
