@@ -15,11 +15,11 @@ import itertools as _itertools
 from streamtopics.kernels.random import next_uniform as _next_uniform
 
 
-def _evaluation_conditional(topic_weights, alpha, doc_topic_counts):
+def _conditional_cumulative(topic_weights, alpha, doc_topic_counts):
     return np.cumsum(topic_weights * (doc_topic_counts + alpha))
 
 
-def _evaluation_draw(cumulative, uniform):
+def _draw(cumulative, uniform):
     return min(int(np.searchsorted(cumulative, uniform * cumulative[-1], side="right")),
                cumulative.size - 1)
 
@@ -36,15 +36,15 @@ def left_to_right_document(beta_by_word, alpha, words, n_particles, resample, st
         for r in range(n_particles):
             for m in range(n):  # one Gibbs sweep over the earlier tokens
                 counts[r, topics[r, m]] -= 1
-                cumulative = _evaluation_conditional(beta_by_word[words[m]], alpha, counts[r])
-                topics[r, m] = _evaluation_draw(cumulative, _next_uniform(state))
+                cumulative = _conditional_cumulative(beta_by_word[words[m]], alpha, counts[r])
+                topics[r, m] = _draw(cumulative, _next_uniform(state))
                 counts[r, topics[r, m]] += 1
-            cumulative = _evaluation_conditional(beta_by_word[words[n]], alpha, counts[r])
+            cumulative = _conditional_cumulative(beta_by_word[words[n]], alpha, counts[r])
             if cumulative[-1] <= 0:
                 return -np.inf
             weights[r] = cumulative[-1] / (n + alpha_sum)
             if not resample:
-                topics[r, n] = _evaluation_draw(cumulative, _next_uniform(state))
+                topics[r, n] = _draw(cumulative, _next_uniform(state))
                 counts[r, topics[r, n]] += 1
         weight_sum = np.cumsum(weights)[-1]
         log_likelihood += np.log(weight_sum / n_particles)
@@ -56,8 +56,8 @@ def left_to_right_document(beta_by_word, alpha, words, n_particles, resample, st
                          for p in points]
             topics, counts = topics[ancestors].copy(), counts[ancestors].copy()
             for r in range(n_particles):
-                cumulative = _evaluation_conditional(beta_by_word[words[n]], alpha, counts[r])
-                topics[r, n] = _evaluation_draw(cumulative, _next_uniform(state))
+                cumulative = _conditional_cumulative(beta_by_word[words[n]], alpha, counts[r])
+                topics[r, n] = _draw(cumulative, _next_uniform(state))
                 counts[r, topics[r, n]] += 1
     return log_likelihood
 
@@ -70,8 +70,8 @@ def completion_document(beta_by_word, alpha, words, n_observed, burn_in, n_sampl
     counts = np.zeros(n_topics)
     topics = np.zeros(n_observed, dtype=np.int64)
     for j in range(n_observed):
-        cumulative = _evaluation_conditional(beta_by_word[words[j]], alpha, counts)
-        topics[j] = _evaluation_draw(cumulative, _next_uniform(state))
+        cumulative = _conditional_cumulative(beta_by_word[words[j]], alpha, counts)
+        topics[j] = _draw(cumulative, _next_uniform(state))
         counts[topics[j]] += 1
     theta_sum = np.zeros(n_topics)
     for sweep in range(1, burn_in + n_samples * lag + 1):
@@ -79,9 +79,9 @@ def completion_document(beta_by_word, alpha, words, n_observed, burn_in, n_sampl
         expected = np.zeros(n_topics)
         for j in range(n_observed):
             counts[topics[j]] -= 1
-            cumulative = _evaluation_conditional(beta_by_word[words[j]], alpha, counts)
+            cumulative = _conditional_cumulative(beta_by_word[words[j]], alpha, counts)
             expected += np.diff(cumulative, prepend=0.0) / cumulative[-1]
-            topics[j] = _evaluation_draw(cumulative, _next_uniform(state))
+            topics[j] = _draw(cumulative, _next_uniform(state))
             counts[topics[j]] += 1
         if record:
             theta_sum += ((expected if soft_counts else counts) + alpha) / (n_observed + alpha_sum)
@@ -296,7 +296,7 @@ from streamtopics.kernels.random import random_permutation as _random_permutatio
 from streamtopics.kernels.random import stream_seed as _stream_seed
 
 
-def gibbs_estep_sample_topic(probabilities, u):
+def sample_topic(probabilities, u):
     """Twin of kernels.gibbs_estep._sample_topic (inverse CDF with the same summation order)."""
     n_chunks = -(-probabilities.size // 8)
     p = np.zeros(n_chunks * 8)
@@ -319,8 +319,8 @@ def gibbs_estep_sample_topic(probabilities, u):
     return int(np.flatnonzero(p > 0)[-1])
 
 
-def gibbs_estep_sweeps(doc_ptr, entry_word, entry_count, weights, alpha, seed, minibatch,
-                       first_document, n_passes, record_from, mask=None):
+def gibbs_sweeps(doc_ptr, entry_word, entry_count, weights, alpha, seed, minibatch,
+                 first_document, n_passes, record_from, mask=None):
     """Twin of kernels.gibbs_estep.gibbs_sweeps run from pass 0 (Algorithm 2, dense and plain).
 
     Returns (token_topic, doc_topic_counts, entry_topic, doc_log_theta) with the accumulators
@@ -336,7 +336,7 @@ def gibbs_estep_sweeps(doc_ptr, entry_word, entry_count, weights, alpha, seed, m
         for d in range(n_docs):
             topics = allowed_topics(mask, d, n_topics)
             entries = slice(doc_ptr[d], doc_ptr[d + 1])
-            z, counts, entry, log_theta = gibbs_estep_sweeps(
+            z, counts, entry, log_theta = gibbs_sweeps(
                 np.array([0, doc_ptr[d + 1] - doc_ptr[d]]), entry_word[entries],
                 entry_count[entries], weights[:, topics], alpha[topics], seed, minibatch,
                 first_document + d, n_passes, record_from)
@@ -354,7 +354,7 @@ def gibbs_estep_sweeps(doc_ptr, entry_word, entry_count, weights, alpha, seed, m
         entries = np.repeat(np.arange(doc_ptr[d], doc_ptr[d + 1]), entry_count[doc_ptr[d]:doc_ptr[d + 1]])
         words = entry_word[entries]
         state = np.array([_stream_seed(seed, minibatch, first_document + d)], dtype=np.uint64)
-        z = np.array([gibbs_estep_sample_topic(weights[w], _next_uniform(state)) for w in words],
+        z = np.array([sample_topic(weights[w], _next_uniform(state)) for w in words],
                      dtype=np.int64)
         counts = np.bincount(z, minlength=n_topics).astype(float)
         order = np.empty(words.size, dtype=np.int64)
@@ -362,8 +362,8 @@ def gibbs_estep_sweeps(doc_ptr, entry_word, entry_count, weights, alpha, seed, m
             _random_permutation(state, words.size, order)
             for n in order:
                 counts[z[n]] -= 1
-                z[n] = gibbs_estep_sample_topic(weights[words[n]] * (counts + alpha),
-                                                _next_uniform(state))
+                z[n] = sample_topic(weights[words[n]] * (counts + alpha),
+                                     _next_uniform(state))
                 counts[z[n]] += 1
             if t < record_from:
                 continue
@@ -377,7 +377,7 @@ def gibbs_estep_sweeps(doc_ptr, entry_word, entry_count, weights, alpha, seed, m
     return flat, doc_topic_counts, entry_topic, doc_log_theta
 
 
-def variational_estep_passes(doc_ptr, entry_word, entry_count, weights, alpha, n_passes, gamma):
+def variational_passes(doc_ptr, entry_word, entry_count, weights, alpha, n_passes, gamma):
     """Twin of kernels.variational_estep.variational_passes (equations 11, 12 and 14).
 
     Returns (gamma after the passes, entry_topic = count * zeta of the last pass, doc_log_theta)."""
@@ -395,12 +395,12 @@ def variational_estep_passes(doc_ptr, entry_word, entry_count, weights, alpha, n
 
 
 # --- baselines of the online EM engine (issue 5) -----------------------------------------------
-def gibbs_estep_last_sample(doc_ptr, entry_word, entry_count, weights, alpha, seed, minibatch,
-                            first_document, n_passes):
+def gibbs_sweeps_last_sample(doc_ptr, entry_word, entry_count, weights, alpha, seed, minibatch,
+                             first_document, n_passes):
     """Twin of kernels.gibbs_estep.gibbs_sweeps with record_mode=RECORD_SAMPLE and only the last
     pass recorded (SGS): hard counts of the last sweep's sample per entry, and
     digamma(alpha + n_d) - digamma(sum alpha + N_d) of that sample per document."""
-    token_topic, doc_topic_counts, _, _ = gibbs_estep_sweeps(
+    token_topic, doc_topic_counts, _, _ = gibbs_sweeps(
         doc_ptr, entry_word, entry_count, weights, alpha, seed, minibatch, first_document,
         n_passes, n_passes)
     token_entry = np.repeat(np.arange(entry_word.size), entry_count)
@@ -487,7 +487,7 @@ def opinion_left_to_right_document(phi_by_word, psi, alpha, omega, words, n_part
                                                   omega, counts[r], qualitative[r])
                 if m == n:
                     predictive += cumulative[-1]
-                new = _evaluation_draw(cumulative, _next_uniform(state))
+                new = _draw(cumulative, _next_uniform(state))
                 if new == n_topics:
                     assignments[r, m] = -1
                     qualitative[r] += 1

@@ -154,7 +154,7 @@ def test_last_sample_recording_equals_hard_counts_of_the_last_sweep():
                  RECORD_SAMPLE, np.zeros(batch.n_tokens, dtype=np.int64),
                  np.zeros((batch.n_documents, 5)), np.zeros(batch.n_documents, dtype=np.uint64),
                  entry_topic, doc_log_theta)
-    twin_entry, twin_log_theta = naive.gibbs_estep_last_sample(
+    twin_entry, twin_log_theta = naive.gibbs_sweeps_last_sample(
         batch.doc_ptr, batch.entry_word, batch.entry_count, weights, alpha, 11, 2, 0, 6)
     np.testing.assert_array_equal(entry_topic, twin_entry)
     np.testing.assert_allclose(doc_log_theta, twin_log_theta, rtol=1e-12, atol=1e-12)

@@ -47,7 +47,7 @@ def test_sample_topic_matches_twin_and_distribution(n_topics):
     chunk_sums = np.empty(padded.size // 8)
     uniforms = np.concatenate([[0.0, 1.0 - 2.0**-53], rng.random(4000)])
     draws = np.array([_sample_topic(padded, chunk_sums, chunk_sums.size, u) for u in uniforms])
-    assert all(d == naive.gibbs_estep_sample_topic(probabilities, u) for d, u in zip(draws, uniforms))
+    assert all(d == naive.sample_topic(probabilities, u) for d, u in zip(draws, uniforms))
     assert np.all(probabilities[draws] > 0)
     frequencies = np.bincount(draws[2:], minlength=n_topics) / (uniforms.size - 2)
     expected = probabilities / probabilities.sum()
@@ -61,7 +61,7 @@ def test_kernel_matches_numpy_twin(n_topics):
     weights = rng.random((batch.words.size, n_topics))
     alpha = rng.uniform(0.05, 1.0, n_topics)
     state = run_kernel(batch, weights, alpha, passes=8, record_from=6)
-    twin = naive.gibbs_estep_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, weights,
+    twin = naive.gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, weights,
                                     alpha, 7, 3, 0, 8, 6)
     np.testing.assert_array_equal(state["token_topic"], twin[0])
     np.testing.assert_array_equal(state["doc_topic_counts"], twin[1])

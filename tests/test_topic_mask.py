@@ -228,7 +228,7 @@ def test_masked_estep_kernel_matches_twin(mode):
     gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr, weights,
                  alpha, digamma(alpha), float(digamma(alpha.sum())), 7, 3, 0, 0, 8, 6, mode,
                  *state.values(), mask.ptr, mask.topics, digamma((alpha * indicator).sum(axis=1)))
-    twin = naive.gibbs_estep_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, weights,
+    twin = naive.gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, weights,
                                     alpha, 7, 3, 0, 8, 6, mask=[np.sort(r) for r in
                                                                 map(np.array, map(list, lists))])
     np.testing.assert_array_equal(state["token_topic"], twin[0])

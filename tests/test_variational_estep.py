@@ -28,7 +28,7 @@ def test_kernel_matches_numpy_twin(n_topics):
     weights = rng.random((batch.words.size, n_topics))
     alpha = rng.uniform(0.05, 1.0, n_topics)
     gamma = alpha + (batch.document_lengths / n_topics)[:, None]
-    twin_gamma, twin_entry, twin_log_theta = naive.variational_estep_passes(
+    twin_gamma, twin_entry, twin_log_theta = naive.variational_passes(
         batch.doc_ptr, batch.entry_word, batch.entry_count, weights, alpha, 5, gamma)
     entry = np.zeros((batch.n_entries, n_topics))
     log_theta = np.zeros((batch.n_documents, n_topics))
