@@ -31,6 +31,16 @@ def existing_parent(path) -> Path:
     return path
 
 
+def use_threads(threads: int | None) -> None:
+    """``--threads N``: numba's threads for this run (None: all), refused outside [1, cores]."""
+    import numba
+    if threads is None:
+        return
+    if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+        raise InputError(f"--threads must lie in [1, {numba.config.NUMBA_NUM_THREADS}]")
+    numba.set_num_threads(threads)
+
+
 def add_text_options(parser, text_field: bool = True) -> None:
     """``--encoding`` and ``--errors`` of raw text input (and ``--text-field``, the JSON field
     holding the text, unless the command defines it itself); read back by `text_options`."""

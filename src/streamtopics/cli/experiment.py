@@ -11,16 +11,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-import numba
 from tqdm.auto import tqdm
 
 from ..errors import InputError
 from ..experiments import EXPERIMENTS, CorpusSource, Options, SyntheticSpec, run_experiment
 from ..reporting.progressive import METRICS
-from .common import add_json_flag, emit, progress
+from .common import add_json_flag, emit, progress, use_threads
 
 
-def _list_of(convert, what: str):
+def list_of(convert, what: str):
     def parse(text: str):
         try:
             values = tuple(convert(item.strip()) for item in text.split(",") if item.strip())
@@ -46,23 +45,34 @@ def register(subparsers) -> None:
     parser.add_argument("-o", "--output", required=True, metavar="OUT",
                         help="results directory (cells there are reused)")
     grid = parser.add_argument_group("grid")
-    grid.add_argument("--methods", type=_list_of(str.lower, "method names"),
+    grid.add_argument("--methods", type=list_of(str.lower, "method names"),
                       help="comma-separated presets (default: the experiment's)")
-    grid.add_argument("-k", "--topics", type=_list_of(int, "integers"),
+    grid.add_argument("-k", "--topics", type=list_of(int, "integers"),
                       help="K values (default: K*/2,K*,2K* on synthetic data, 8,16,32,64 on a "
                            "directory; a single K* or 32 for fixed-K experiments)")
-    grid.add_argument("--seeds", type=_list_of(int, "integers"), default=(0, 1, 2),
+    grid.add_argument("--seeds", type=list_of(int, "integers"), default=(0, 1, 2),
                       help="estimator seeds (default: 0,1,2)")
-    grid.add_argument("--splits", type=_list_of(int, "integers"), default=(0,),
+    grid.add_argument("--splits", type=list_of(int, "integers"), default=(0,),
                       help="train/test splits: 0 is the corpus' own, s >= 1 a reshuffle (default: 0)")
-    grid.add_argument("--kappas", type=_list_of(float, "numbers"),
+    grid.add_argument("--kappas", type=list_of(float, "numbers"),
                       help="step-size exponents for step-size (default 0,0.25,0.5,0.75,1) and "
                            "alpha-update (default 0.5,1); 0 is the constant step 1")
     grid.add_argument("--kappa", type=float, default=0.5,
                       help="step-size exponent elsewhere (default: 0.5)")
-    grid.add_argument("--alpha-updates", type=_list_of(str.lower, "names"),
+    grid.add_argument("--alpha-updates", type=list_of(str.lower, "names"),
                       help="alpha-update: updates to compare (default: fixed, fixed-point, the "
                            "Gamma prior if available)")
+    training = add_training_arguments(parser)
+    training.add_argument("--eval-every", type=int, default=None,
+                          help="through-iterations: documents between evaluations (default: 1/20 of the run)")
+    add_synthetic_arguments(parser)
+    add_json_flag(parser)
+    parser.set_defaults(run=run)
+
+
+def add_training_arguments(parser):
+    """The training and evaluation options of the cells (shared with ``select-k``); returns
+    the argument group."""
     training = parser.add_argument_group("training and evaluation")
     training.add_argument("--train-docs", type=int, default=None,
                           help="training documents per split (default: all; synthetic: 20000)")
@@ -78,9 +88,12 @@ def register(subparsers) -> None:
     training.add_argument("--max-tokens", type=int, default=None,
                           help="left-to-right: score only the first N tokens of each document")
     training.add_argument("--eval-seed", type=int, default=0, help="evaluation seed (default: 0)")
-    training.add_argument("--eval-every", type=int, default=None,
-                          help="through-iterations: documents between evaluations (default: 1/20 of the run)")
     training.add_argument("--threads", type=int, default=None, help="numba threads (default: all cores)")
+    return training
+
+
+def add_synthetic_arguments(parser) -> None:
+    """The sizes of the synthetic corpus (CORPUS = synthetic), shared with ``select-k``."""
     synthetic = parser.add_argument_group("synthetic corpus (CORPUS = synthetic)")
     synthetic.add_argument("--synthetic-topics", type=int, default=10, help="true K* (default: 10)")
     synthetic.add_argument("--synthetic-words", type=int, default=1000, help="V (default: 1000)")
@@ -91,11 +104,9 @@ def register(subparsers) -> None:
     synthetic.add_argument("--synthetic-concentration", type=float, default=0.1,
                            help="Dirichlet concentration of the true topics (default: 0.1)")
     synthetic.add_argument("--synthetic-seed", type=int, default=0, help="corpus seed (default: 0)")
-    add_json_flag(parser)
-    parser.set_defaults(run=run)
 
 
-def _source(args) -> tuple[CorpusSource, int | None, int]:
+def corpus_source(args) -> tuple[CorpusSource, int | None, int]:
     """The corpus source and the (n_train, n_test) the cells use."""
     for name in ("train_docs", "test_docs", "batch_size", "local_passes", "passes", "particles"):
         value = getattr(args, name)
@@ -112,11 +123,8 @@ def _source(args) -> tuple[CorpusSource, int | None, int]:
 
 
 def run(args) -> int:
-    if args.threads is not None:
-        if not 1 <= args.threads <= numba.config.NUMBA_NUM_THREADS:
-            raise InputError(f"--threads must lie in [1, {numba.config.NUMBA_NUM_THREADS}]")
-        numba.set_num_threads(args.threads)
-    source, n_train, n_test = _source(args)
+    use_threads(args.threads)
+    source, n_train, n_test = corpus_source(args)
     options = Options(methods=args.methods, topics=args.topics, seeds=args.seeds,
                       splits=args.splits, kappas=args.kappas, kappa=args.kappa,
                       alpha_updates=args.alpha_updates, step_offset=args.step_offset,

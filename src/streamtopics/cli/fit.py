@@ -20,7 +20,6 @@ import sys
 import time
 from pathlib import Path
 
-import numba
 
 from ..corpus.readers import TEXT_FORMATS, corpus_dir_files, detect_format, read_corpus_dir
 from ..corpus.streaming import DocwordStream
@@ -35,7 +34,7 @@ from ..reporting.progressive import METRICS, ProgressiveEvaluation, strict_recor
 from ..training import train_stream
 from . import fit_backend, fit_labeled
 from .common import (add_json_flag, add_text_options, emit, progress, read_training_corpus,
-                     report_reading, text_options)
+                     report_reading, text_options, use_threads)
 from .fit_reading import LOAD_LIMIT_MB, plan_reading
 
 
@@ -144,10 +143,7 @@ def run(args) -> int:
         args.passes = 1  # a stream: the HDP has no held-out choice of passes
     if args.topics is None and args.model is None:
         raise InputError("-k/--topics is required (except for --model)")
-    if args.threads is not None:
-        if not 1 <= args.threads <= numba.config.NUMBA_NUM_THREADS:
-            raise InputError(f"--threads must lie in [1, {numba.config.NUMBA_NUM_THREADS}]")
-        numba.set_num_threads(args.threads)
+    use_threads(args.threads)
     if args.max_vocabulary is not None and not args.grow_vocabulary:
         raise InputError("--max-vocabulary caps a growing vocabulary: add --grow-vocabulary")
     if not args.load_limit >= 0:

@@ -14,9 +14,10 @@ from .._version import __version__
 from ..errors import StreamtopicsError
 from . import (demo, dpp, evaluate, experiment, export, fit, predict_labels, preprocess, report,
                reviews, synth, topics, transform)
+from . import select_k
 
 SUBCOMMANDS = (demo, preprocess, synth, fit, topics, transform, evaluate, export, experiment,
-               reviews, dpp, report, predict_labels)
+               reviews, dpp, report, predict_labels, select_k)
 
 
 def build_parser() -> argparse.ArgumentParser:

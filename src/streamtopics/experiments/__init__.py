@@ -7,6 +7,8 @@ from .cells import Cell, CellStore
 from .data import CorpusSource, ExperimentSplit, SyntheticSpec
 from .named import EXPERIMENTS, Experiment, Options
 from .runner import ExperimentReport, run_cell, run_experiment
+from .select_k import KScore, KSelection, recommend_k, select_k
 
 __all__ = ["Cell", "CellStore", "CorpusSource", "ExperimentSplit", "SyntheticSpec", "EXPERIMENTS",
-           "Experiment", "Options", "ExperimentReport", "run_cell", "run_experiment"]
+           "Experiment", "Options", "ExperimentReport", "run_cell", "run_experiment",
+           "select_k", "recommend_k", "KScore", "KSelection"]

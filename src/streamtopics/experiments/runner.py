@@ -175,6 +175,7 @@ class ExperimentReport:
     skipped: list[dict] = field(default_factory=list)
     failed: list[dict] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
+    results: list[tuple[Cell, dict]] = field(default_factory=list)  # (cell, result) completed
 
 
 def run_experiment(experiment, source: CorpusSource, options, output_directory,
@@ -263,4 +264,4 @@ def run_experiment(experiment, source: CorpusSource, options, output_directory,
     atomic_write(markdown_path, lambda handle: handle.write(markdown.encode()))
     return ExperimentReport(experiment.name, json_path, markdown_path, plot_path, markdown,
                             computed=computed, reused=len(results) - computed, skipped=skipped,
-                            failed=failed, messages=messages)
+                            failed=failed, messages=messages, results=results)

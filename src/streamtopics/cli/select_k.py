@@ -1,0 +1,70 @@
+"""``streamtopics select-k CORPUS --topics 5,10,20 -o OUT``: which K the held-out data supports.
+
+Trains one method (default G-OEM) for each K and seed on the training split, scores the held-out
+split (left-to-right, or ``--metric completion``) as the ``perplexity-vs-k`` experiment does
+(the same cells, reused from OUT and resumable), prints the table and recommends a K by the
+one-standard-error rule (`streamtopics.experiments.select_k`). Writes OUT/select-k.json and the
+experiment's OUT/perplexity-vs-k.{json,md,png}. CORPUS is a corpus directory with train and test
+splits (``streamtopics preprocess`` makes them) or the word ``synthetic``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from tqdm.auto import tqdm
+
+from ..errors import InputError
+from ..experiments import Options, select_k
+from ..experiments.select_k import RULE
+from ..inference.presets import PRESETS
+from .common import add_json_flag, emit, progress, use_threads
+from .experiment import add_synthetic_arguments, add_training_arguments, corpus_source, list_of
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "select-k", help="choose the number of topics K by held-out likelihood",
+        description="Fit one method for each K (and seed), score held-out documents, print a "
+                    f"table and recommend {RULE}.")
+    parser.add_argument("corpus", metavar="CORPUS",
+                        help="corpus directory (train/test splits) or 'synthetic'")
+    parser.add_argument("-k", "--topics", required=True, type=list_of(int, "integers"),
+                        help="the K values to compare, e.g. 10,20,50,100")
+    parser.add_argument("-o", "--output", required=True, metavar="OUT",
+                        help="results directory (completed runs there are reused)")
+    parser.add_argument("--method", default="g-oem", type=str.lower,
+                        help="the preset to train (default: g-oem)")
+    parser.add_argument("--seeds", type=list_of(int, "integers"), default=(0, 1),
+                        help="estimator seeds, one run per K each (default: 0,1)")
+    add_training_arguments(parser)
+    add_synthetic_arguments(parser)
+    add_json_flag(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    if args.method not in PRESETS:
+        raise InputError(f"unknown --method {args.method!r} (presets: {', '.join(PRESETS)})")
+    bad = [k for k in args.topics if k < 1]
+    if bad:
+        raise InputError(f"--topics must be positive integers, got {', '.join(map(str, bad))}")
+    use_threads(args.threads)
+    source, n_train, n_test = corpus_source(args)
+    options = Options(topics=tuple(dict.fromkeys(args.topics)), seeds=args.seeds,
+                      step_offset=args.step_offset, batch_size=args.batch_size,
+                      local_passes=args.local_passes, n_passes=args.passes, n_train=n_train,
+                      n_test=n_test, metric=args.metric, n_particles=args.particles,
+                      max_tokens=args.max_tokens, eval_seed=args.eval_seed)
+    selection = select_k(source, options, args.method, args.output, progress=progress,
+                         log=lambda message: tqdm.write(message, file=sys.stderr))
+    report = selection.experiment
+    human = (f"{args.method} on {source.identity}: held-out {args.metric} log-perplexity per "
+             f"document (nats, lower is better), mean over {len(args.seeds)} seed(s)\n"
+             f"{selection.table()}\n"
+             f"recommended K = {selection.recommended} ({RULE})\n"
+             f"({report.computed} runs computed, {report.reused} reused; wrote "
+             f"{args.output}/select-k.json, {report.markdown_path}"
+             + (f", {report.plot_path}" if report.plot_path is not None else ", no plot") + ")")
+    emit(args, {"corpus": source.identity, "method": args.method, **selection.as_dict()}, human)
+    return 0

@@ -1,0 +1,55 @@
+"""select-k (issue 17 item 6): held-out scores by K, the one-standard-error rule, and the
+command on a planted corpus, where it must recommend the true K."""
+
+import json
+
+import pytest
+
+from streamtopics.cli.main import main
+from streamtopics.errors import InputError
+from streamtopics.experiments import KScore, recommend_k
+
+PLANTED = ["--synthetic-topics", "5", "--synthetic-words", "200", "--train-docs", "1000",
+           "--test-docs", "200", "--passes", "2", "--particles", "5", "--seeds", "0"]
+
+
+def scores(*rows):
+    return [KScore(k, mean, se, 2, 0.0) for k, mean, se in rows]
+
+
+def test_the_smallest_k_within_one_standard_error_of_the_best():
+    assert recommend_k(scores((5, 250.0, 2.0), (10, 240.0, 2.0), (20, 239.0, 1.5))) == (10, 20)
+    assert recommend_k(scores((5, 250.0, 2.0), (10, 240.0, 2.0), (20, 237.0, 1.5))) == (20, 20)
+    assert recommend_k(scores((5, 250.0, 2.0), (10, float("inf"), 0.0))) == (5, 5)
+    with pytest.raises(InputError, match="no K has a finite held-out score"):
+        recommend_k(scores((5, float("nan"), 0.0)))
+
+
+def test_select_k_recommends_the_planted_k(tmp_path, capsys):
+    out = tmp_path / "k"
+    assert main(["select-k", "synthetic", "-k", "3,5,10", "-o", str(out), *PLANTED,
+                 "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["recommended_k"] == 5
+    by_k = {row["n_topics"]: row for row in result["scores"]}
+    assert by_k[3]["log_perplexity"] > by_k[5]["log_perplexity"] + 3 * by_k[5]["standard_error"]
+    assert json.loads((out / "select-k.json").read_text())["recommended_k"] == 5
+    assert (out / "perplexity-vs-k.md").is_file()
+    # the same runs are cells: a second call computes nothing and prints the table
+    assert main(["select-k", "synthetic", "-k", "3,5,10", "-o", str(out), *PLANTED]) == 0
+    printed = capsys.readouterr().out
+    assert "recommended K = 5" in printed and "0 runs computed, 3 reused" in printed
+
+
+@pytest.mark.parametrize("arguments, problem", [
+    (["-k", "0,5"], "--topics must be positive integers, got 0"),
+    (["-k", "5,10", "--method", "nope"], "unknown --method 'nope'"),
+    (["-k", "5", "--test-docs", "0"], "--test-docs must be a positive integer"),
+    (["-k", "5,5"], "select-k compares at least two different K values"),
+])
+def test_options_are_checked_before_any_corpus_is_read(tmp_path, capsys, arguments, problem):
+    assert main(["select-k", "synthetic", "-o", str(tmp_path / "o"), *arguments]) == 2
+    assert problem in capsys.readouterr().err
+    assert main(["select-k", str(tmp_path / "missing"), "-o", str(tmp_path / "o"),
+                 "-k", "5,10"]) == 2
+    assert "missing: not a corpus directory" in capsys.readouterr().err
