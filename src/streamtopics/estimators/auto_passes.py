@@ -13,8 +13,8 @@ paying:
   trained on. Corpora of fewer than `MIN_DOCUMENTS` documents are too small to hold any out and
   get one pass;
 * after every pass the validation documents are scored by document completion (the second half
-  of each document given its first half, `streamtopics.evaluation.document_completion`, with the
-  progressive evaluation's evaluator and a fixed seed, so consecutive scores are paired): about
+  of each document given its first half, `streamtopics.evaluation.document_completion`, with a
+  fixed seed, so consecutive scores are paired; `ValidationScorer`): about
   70 times cheaper than left-to-right on long documents, and what matters here is only whether
   the model still improves;
 * training stops after the first pass that improves the validation log-perplexity per document
@@ -33,7 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..corpus.corpus import Corpus, occurring_words, restrict_to_words
-from ..reporting.progressive import ProgressiveEvaluation
+from ..evaluation import HeldOutLikelihood, document_completion
 
 AUTO = "auto"
 EVERY = 20
@@ -69,14 +69,25 @@ def selection_rows(n_documents: int) -> np.ndarray:
     return rows if n_documents < MIN_DOCUMENTS else rows[EVERY - 1::EVERY][:MAX_VALIDATION]
 
 
+@dataclass(frozen=True)
+class ValidationScorer:
+    """Scores topic parameters on the validation documents by document completion with
+    `VALIDATION_SEED`, so the scores of consecutive passes (or of ``n_init`` runs) are paired."""
+
+    documents: Corpus
+
+    def score(self, beta, alpha) -> HeldOutLikelihood:
+        return document_completion(beta, alpha, self.documents, seed=VALIDATION_SEED)
+
+
 def validation_evaluator(train_counts: sp.csr_matrix,
-                         validation_counts: sp.csr_matrix) -> ProgressiveEvaluation | None:
+                         validation_counts: sp.csr_matrix) -> ValidationScorer | None:
     """The evaluator of the validation documents restricted to words seen in training (None
     when no validation document keeps a token)."""
     kept, _, _ = restrict_to_words(Corpus(validation_counts), occurring_words(train_counts))
     if kept.n_documents == 0:
         return None
-    return ProgressiveEvaluation(kept, metric="completion", seed=VALIDATION_SEED)
+    return ValidationScorer(kept)
 
 
 class PassSchedule:
@@ -84,7 +95,7 @@ class PassSchedule:
     engine state of the best pass so far. ``scores`` holds the validation log-perplexity per
     document after each pass."""
 
-    def __init__(self, evaluator: ProgressiveEvaluation | None):
+    def __init__(self, evaluator: ValidationScorer | None):
         self.evaluator = evaluator
         self.scores: list[float] = []
         self._best_score = np.inf
