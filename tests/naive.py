@@ -1,5 +1,8 @@
 """Plain NumPy twins of the numba kernels: slow, obvious, and the reference the kernels are tested
-against. Each twin is named after its kernel and says which kernel it mirrors."""
+against. Each twin is named after its kernel and says which kernel it mirrors.
+
+Over 450 lines because it is the one reference module of every kernel (`kernels/__init__`: each
+kernel has a NumPy twin here), in sections by kernel module."""
 
 import numpy as np
 from scipy.special import digamma, gammaln, logsumexp

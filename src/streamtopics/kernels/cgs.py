@@ -30,6 +30,11 @@ Kernels:
   `soft_counts_sparse`: the same with the bucket split, O(topics of document + word) per token.
 - `document_soft_counts`, `predict_documents`: prediction for new documents with phi fixed
   (equation 4), recording the standard counts (equation 3) and the soft counts (equation 33).
+
+Over 450 lines because the samplers that must draw alike stay side by side: the dense and the
+SparseLDA sweeps, their soft counts and prediction share the count layout and the inlined
+updates and draws (`_remove`, `_add`, `_walk`, `_masked_draw`), and a masked document draws in
+both sweeps by the same code (the same uniform gives the same topic).
 """
 
 from __future__ import annotations
