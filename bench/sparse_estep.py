@@ -42,27 +42,12 @@ from streamtopics import read_corpus_dir  # noqa: E402
 from streamtopics.estimators import OnlineLDA  # noqa: E402
 from streamtopics.evaluation import left_to_right  # noqa: E402
 
+from kernel_clock import KernelClock  # noqa: E402
+
 RESULTS = Path(__file__).parent / "results"
 CORPORA = next((parent / "shared" / "corpora" for parent in Path(__file__).resolve().parents
                 if (parent / "shared" / "corpora").is_dir()), Path("shared") / "corpora")
 LOCAL_PASSES = 20
-
-
-class KernelClock:
-    """Adds up the time spent inside the Gibbs E-step kernels (both are wrapped where
-    `GibbsRun.advance` looks them up)."""
-
-    def __init__(self):
-        self.seconds = 0.0
-        for name in ("gibbs_sweeps", "sparse_gibbs_sweeps"):
-            setattr(gibbs_estep, name, self._timed(getattr(gibbs_estep, name)))
-
-    def _timed(self, kernel):
-        def timed(*args):
-            started = time.perf_counter()
-            kernel(*args)
-            self.seconds += time.perf_counter() - started
-        return timed
 
 
 def fit_goem(train, n_topics, sampler, clock):
@@ -156,7 +141,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--no-gensim", action="store_true")
     args = parser.parse_args()
-    clock = KernelClock()
+    # both Gibbs E-step kernels, wrapped where `GibbsRun.advance` looks them up
+    clock = KernelClock([(gibbs_estep, "gibbs_sweeps"), (gibbs_estep, "sparse_gibbs_sweeps")])
     warm_up = read_corpus_dir(CORPORA / args.corpora[0], "train")[:200]
     for sampler in ("dense", "sparse"):  # compile outside the timing
         fit_goem(warm_up, 40, sampler, clock)

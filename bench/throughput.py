@@ -40,24 +40,10 @@ from streamtopics.corpus.readers import read_corpus_dir
 from streamtopics.corpus.synthetic import generate_synthetic
 from streamtopics.estimators import OnlineLDA
 
+from kernel_clock import KernelClock
+
 RESULTS = Path(__file__).parent / "results"
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "debian"
-
-
-class KernelClock:
-    """Wraps the E-step kernels of the estimator modules to add up the time spent inside."""
-
-    def __init__(self):
-        self.seconds = 0.0
-        for module, name in ((gibbs_estep, "gibbs_sweeps"), (variational_estep, "variational_passes")):
-            setattr(module, name, self._timed(getattr(module, name)))
-
-    def _timed(self, kernel):
-        def timed(*args):
-            started = time.perf_counter()
-            kernel(*args)
-            self.seconds += time.perf_counter() - started
-        return timed
 
 
 def best_of(repeats, run):
@@ -110,7 +96,7 @@ def main() -> None:
     parser.add_argument("--no-peers", action="store_true", help="streamtopics only")
     args = parser.parse_args()
     numba.set_num_threads(args.threads)
-    clock = KernelClock()
+    clock = KernelClock([(gibbs_estep, "gibbs_sweeps"), (variational_estep, "variational_passes")])
 
     synthetic, _ = generate_synthetic(n_topics=10, n_words=1000, n_documents=args.documents, seed=0)
     datasets = {"synthetic (K*=10, V=1000, Poisson(60))": synthetic,
