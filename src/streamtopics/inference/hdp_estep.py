@@ -54,6 +54,7 @@ from .gibbs_estep import local_word_weights
 from .minibatch import Minibatch
 from .stats import MinibatchStats
 
+
 @dataclass(frozen=True)
 class HDPGibbsEstimator:
     """P = ``passes`` Gibbs passes per document, the last quarter recorded; topics are opened
