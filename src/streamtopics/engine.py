@@ -271,7 +271,7 @@ class OnlineEM:
                                  "supported")
             self.stats.add_topics(minibatch_stats.padding)
             self.alpha = alpha_previous = np.array(minibatch_stats.prior, dtype=np.float64)
-        self.stats.blend(rho, minibatch_stats)
+        self.parameters.blend(self.stats, rho, minibatch_stats, self.step + 1, self.seed)
         if update_alpha:
             self.alpha = self.alpha_update(alpha_previous, self.stats, minibatch_stats, rho)
 

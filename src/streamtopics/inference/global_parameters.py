@@ -36,8 +36,17 @@ def components_from_affine(stats: SufficientStats, offset: np.ndarray, factor: n
     return offset[:, None] + factor[:, None] * stats.raw.T
 
 
+class BlendsStatistics:
+    """Mixin of the parameterisations whose statistics follow equation 3 (every one but the
+    Langevin dynamics of `inference.langevin`)."""
+
+    def blend(self, stats: SufficientStats, rho: float, minibatch, step: int, seed: int) -> None:
+        """s_i = (1 - rho) s_{i-1} + rho * the minibatch's average statistics (eq. 3)."""
+        stats.blend(rho, minibatch)
+
+
 @dataclass(frozen=True)
-class PointEstimate:
+class PointEstimate(BlendsStatistics):
     """A point estimate of the topics from s: the posterior mean under a Dirichlet(eta) prior
     given the expected counts of the N documents seen, or with eta = 0 the MLE beta*(s).
 
@@ -109,7 +118,7 @@ class PointEstimate:
 
 
 @dataclass(frozen=True)
-class VariationalDirichlet:
+class VariationalDirichlet(BlendsStatistics):
     """q(beta_k) = Dirichlet(lambda_k), lambda_kv = eta + D s1_kv (Bayesian topics).
 
     Hoffman, Blei & Bach (2010), Algorithm 2 and eq. 8: lambda_t = (1 - rho_t) lambda_{t-1} +

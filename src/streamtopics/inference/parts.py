@@ -105,7 +105,10 @@ class Parameterisation(Protocol):
     mean length of the first minibatch's documents); ``word_weights(stats, words)``: U x K
     weights of the E-step; ``row_affine(stats)`` -> (offset, factor), K each, with
     components[k, v] = offset_k + factor_k s1[v, k] (the reported topics, and what the lazy
-    Polyak-Ruppert average needs); ``after_step(stats, rho)``: the parameterisation of the next
+    Polyak-Ruppert average needs); ``blend(stats, rho, minibatch, step, seed)``: s_i from s_{i-1}
+    in place, eq. 3 (`global_parameters.BlendsStatistics`) or what replaces it (the Langevin
+    dynamics of `inference.langevin`, random stream (seed, step)); ``after_step(stats, rho)``:
+    the parameterisation of the next
     step (itself, or with an updated prior), whose changes ``state_arrays``/``with_state`` save
     and restore; ``topic_word_prior``: eta (0 for the MLE); ``topic_word_lambda(stats)``: the
     Dirichlet parameters of Bayesian topics, None for a point estimate.
@@ -123,6 +126,7 @@ class Parameterisation(Protocol):
     ...     def word_weights(self, stats, words):
     ...         offset, factor = self.row_affine(stats)
     ...         return stats.raw[words] * factor + offset
+    ...     def blend(self, stats, rho, minibatch, step, seed): stats.blend(rho, minibatch)
     ...     def after_step(self, stats, rho): return self
     ...     def state_arrays(self): return {}
     ...     def with_state(self, arrays): return self
@@ -142,6 +146,9 @@ class Parameterisation(Protocol):
     def word_weights(self, stats: SufficientStats, words: np.ndarray) -> np.ndarray: ...
 
     def row_affine(self, stats: SufficientStats) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def blend(self, stats: SufficientStats, rho: float, minibatch: MinibatchStats, step: int,
+              seed: int) -> None: ...
 
     def after_step(self, stats: SufficientStats, rho: float) -> "Parameterisation": ...
 

@@ -5,7 +5,7 @@ Following the thesis (Dupuy 2017, section 3.5.1, Table 4), an online method for 
 | axis | key of `Method` | choices (registry keys) |
 |---|---|---|
 | local E-step estimator | ``local`` | ``"gibbs"`` (Algorithm 2), ``"gibbs-last-sample"`` (hard counts of the last sweep, SGS), ``"variational"`` (eq. 11-12) |
-| global parameters | ``parameters`` | ``"smoothed"`` (frequentist, the posterior mean beta = (eta + N s1) / row sums, N documents seen; eta = 0 gives the MLE), ``"point"`` (frequentist beta = beta*(s), the MLE of appendix A.1 whatever eta), ``"dirichlet"`` (Bayesian lambda = eta + D s1, E_q[log beta] in the E-step) |
+| global parameters | ``parameters`` | ``"smoothed"`` (frequentist, the posterior mean beta = (eta + N s1) / row sums, N documents seen; eta = 0 gives the MLE), ``"point"`` (frequentist beta = beta*(s), the MLE of appendix A.1 whatever eta), ``"dirichlet"`` (Bayesian lambda = eta + D s1, E_q[log beta] in the E-step), ``"langevin"`` (SGRLD: s1 holds theta, moved by Langevin dynamics instead of eq. 3) |
 | step size rho_i | ``step_size`` | ``"polynomial"`` ((tau0 + i)^-kappa), ``"incremental"`` (1/i), ``"constant"`` (1) |
 | alpha update | ``alpha_update`` | ``"fixed-point"`` (Minka), ``"newton"`` (OLDA eq. 9), ``"gamma-prior"`` (SPLDA), ``"fixed"`` |
 
@@ -27,6 +27,7 @@ one registry entry; each part satisfies its protocol of `inference.parts`.
 | sgs | gibbs-last-sample | smoothed | incremental | fixed | no | Gao et al. 2016 |
 | vargibbs | gibbs | dirichlet | polynomial | fixed | no | Mimno, Hoffman & Blei 2012 |
 | batch-vb | variational | dirichlet | constant (full batch) | fixed | no | Hoffman, Blei & Bach 2010, Alg. 1 |
+| lds | gibbs | langevin | constant (unused) | fixed | no | Patterson & Teh 2013 (thesis: LDS, P = 200) |
 
 Frequentist presets smooth their point estimate with a Dirichlet(eta) prior on the topics
 (``topic_word_prior``; `default_topic_word_prior`); eta = 0 is the paper's exact M-step. Model
@@ -44,6 +45,7 @@ from .alpha_updates import Fixed, GammaPrior, MinkaFixedPoint, NewtonStep
 from .gibbs_estep import GibbsEstimator
 from .variational_estep import VariationalEstimator
 from .global_parameters import PointEstimate, VariationalDirichlet
+from .langevin import LangevinTopics
 from ..validation import ParameterError
 from .parts import AlphaUpdate, LocalEstimator, Parameterisation, StepSize
 from .schedules import Constant, Incremental, PolynomialDecay
@@ -101,6 +103,8 @@ GLOBAL_PARAMETERS: dict[str, Factory] = {
         corpus_size=s.corpus_size, topic_word_prior=s.topic_word_prior,
         update_prior=bool(s.update_topic_word_prior))),
     "smoothed": _factory(lambda s: PointEstimate(s.topic_word_prior)),
+    "langevin": _factory(lambda s: LangevinTopics(corpus_size=s.corpus_size,
+                                                  topic_word_prior=s.topic_word_prior)),
 }
 STEP_SIZES: dict[str, Factory] = {
     "polynomial": _factory(lambda s: PolynomialDecay(s.step_offset, s.step_decay)),
@@ -155,6 +159,7 @@ PRESETS: dict[str, Method] = {
     "vargibbs": Method("gibbs", "dirichlet", "polynomial", "fixed", False, "vargibbs"),
     "batch-vb": Method("variational", "dirichlet", "constant", "fixed", False, "batch-vb",
                        full_batch=True),
+    "lds": Method("gibbs", "langevin", "constant", "fixed", False, "lds"),
 }
 
 
