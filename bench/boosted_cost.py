@@ -1,0 +1,89 @@
+"""What boosting costs (issue 12, item 2): one pass of g-oem, g-oem++, v-oem and v-oem++ on the
+same documents, same run, one thread, and the ratio of each ++ method's training time to its
+plain method's (the issue asks for at most 1.5x).
+
+Each fit: ``OnlineLDA(K, method=..., batch_size=100, local_passes=20, n_passes=1,
+random_state=0)`` on the first ``--documents`` training documents; the timing is the best of
+``--repeats`` fits (the machine may be shared), methods interleaved; numba compilation is done
+beforehand.
+
+Usage: python bench/boosted_cost.py [--corpora debian newsarticles] [--topics 100]
+           [--documents 3000] [--repeats 2]
+Writes bench/results/boosted_cost.{json,md} and prints the table.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from streamtopics import read_corpus_dir  # noqa: E402
+from streamtopics.estimators import OnlineLDA  # noqa: E402
+
+RESULTS = Path(__file__).parent / "results"
+CORPORA = next((parent / "shared" / "corpora" for parent in Path(__file__).resolve().parents
+                if (parent / "shared" / "corpora").is_dir()), Path("shared") / "corpora")
+PAIRS = (("g-oem", "g-oem++"), ("v-oem", "v-oem++"))
+
+
+def fit_seconds(documents, n_topics, method):
+    model = OnlineLDA(n_topics, method=method, batch_size=100, local_passes=20, n_passes=1,
+                      random_state=0)
+    started = time.perf_counter()
+    model.fit(documents)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--corpora", nargs="+", default=["debian", "newsarticles"])
+    parser.add_argument("--topics", type=int, nargs="+", default=[100])
+    parser.add_argument("--documents", type=int, default=3000)
+    parser.add_argument("--repeats", type=int, default=2)
+    args = parser.parse_args()
+    methods = [method for pair in PAIRS for method in pair]
+    rows = []
+    for corpus_name in args.corpora:
+        documents = read_corpus_dir(CORPORA / corpus_name, "train")[:args.documents]
+        for n_topics in args.topics:
+            for method in methods:  # compile outside the timing
+                fit_seconds(documents[:200], n_topics, method)
+            seconds = {method: float("inf") for method in methods}
+            for _ in range(args.repeats):
+                for method in methods:
+                    seconds[method] = min(seconds[method],
+                                          fit_seconds(documents, n_topics, method))
+            for plain, boosted in PAIRS:
+                rows.append({"corpus": corpus_name, "K": n_topics,
+                             "documents": documents.n_documents, "plain": plain,
+                             "plain_seconds": seconds[plain], "boosted": boosted,
+                             "boosted_seconds": seconds[boosted],
+                             "ratio": seconds[boosted] / seconds[plain]})
+                print(f"{corpus_name:12} K={n_topics:<4} {plain:6} {seconds[plain]:6.2f} s  "
+                      f"{boosted:8} {seconds[boosted]:6.2f} s  x{rows[-1]['ratio']:.2f}", flush=True)
+    lines = ["| corpus | K | documents | plain | s | ++ | s | ++ / plain |",
+             "|---|---:|---:|---|---:|---|---:|---:|"]
+    lines += [f"| {r['corpus']} | {r['K']} | {r['documents']} | {r['plain']} | "
+              f"{r['plain_seconds']:.2f} | {r['boosted']} | {r['boosted_seconds']:.2f} | "
+              f"{r['ratio']:.2f} |" for r in rows]
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "boosted_cost.json").write_text(json.dumps(
+        {"settings": vars(args), "threads": 1, "rows": rows}, indent=2))
+    command = (f"python bench/boosted_cost.py --corpora {' '.join(args.corpora)} --topics "
+               f"{' '.join(map(str, args.topics))} --documents {args.documents} "
+               f"--repeats {args.repeats}")
+    (RESULTS / "boosted_cost.md").write_text(
+        "# Training time of boosted (++) against plain methods (one thread, one pass, P = 20, "
+        f"minibatches of 100)\n\nCommand: {command}\n\n" + "\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
