@@ -20,12 +20,13 @@ def tiny_model(seed=0):
     return beta, alpha, documents
 
 
-def replicated_estimates(beta, alpha, document, n_particles, resample, copies, seed=1):
+def replicated_estimates(beta, alpha, document, n_particles, resample, copies, seed=1,
+                         sparse=False):
     """Independent estimates of log p(document): one per copy, each with its own stream."""
     word_ids = np.tile(document, copies)
     offsets = np.arange(copies + 1, dtype=np.int64) * document.size
     return left_to_right_kernel(np.ascontiguousarray(beta.T), alpha, word_ids, offsets,
-                                n_particles, resample, seed, 0)
+                                n_particles, resample, seed, 0, sparse)
 
 
 def test_smc_estimate_of_p_is_unbiased_against_exact_enumeration():
@@ -75,7 +76,7 @@ def test_kernel_matches_numpy_twin_on_the_same_stream(resample):
     documents = [rng.integers(0, 8, size=n) for n in (0, 1, 7, 12)]
     flat = np.concatenate(documents)
     offsets = np.concatenate([[0], np.cumsum([d.size for d in documents])])
-    kernel = left_to_right_kernel(beta_by_word, alpha, flat, offsets, 5, resample, 42, 0)
+    kernel = left_to_right_kernel(beta_by_word, alpha, flat, offsets, 5, resample, 42, 0, False)
     for d, document in enumerate(documents):
         twin = naive.left_to_right_document(beta_by_word, alpha, document, 5, resample,
                                             new_stream(42, 0, d))
@@ -86,19 +87,54 @@ def test_kernel_matches_numpy_twin_on_the_same_stream(resample):
     assert kernel[0] == 0.0  # an empty document has probability 1
 
 
-def test_same_seed_same_result_and_threads_do_not_matter():
+@pytest.mark.parametrize("sampler", ["dense", "sparse"])
+def test_same_seed_same_result_and_threads_do_not_matter(sampler):
     corpus, truth = generate_synthetic(4, 40, 12, mean_length=25, seed=5)
     results = []
     for n_threads in (1, 2, 1):
         with numba_threads(n_threads):
             results.append(left_to_right(truth.beta, truth.alpha, corpus, n_particles=4,
-                                         resample=True, seed=9).log_likelihoods)
+                                         resample=True, seed=9, sampler=sampler).log_likelihoods)
     assert np.array_equal(results[0], results[1]) and np.array_equal(results[0], results[2])
     by_argument = left_to_right(truth.beta, truth.alpha, corpus, n_particles=4, resample=True,
-                                seed=9, n_threads=1).log_likelihoods
+                                seed=9, n_threads=1, sampler=sampler).log_likelihoods
     assert np.array_equal(by_argument, results[0])
-    other = left_to_right(truth.beta, truth.alpha, corpus, n_particles=4, resample=True, seed=10)
+    other = left_to_right(truth.beta, truth.alpha, corpus, n_particles=4, resample=True, seed=10,
+                          sampler=sampler)
     assert not np.array_equal(other.log_likelihoods, results[0])
+
+
+def test_sparse_sampler_is_unbiased_against_exact_enumeration():
+    """The two-bucket sampler runs the same algorithm: SMC's estimate of p is unbiased, and
+    Algorithm 3's log estimates have the dense sampler's mean."""
+    beta, alpha, documents = tiny_model()
+    for document in documents:
+        exact = naive.exact_log_likelihood(beta, alpha, document)
+        ratios = np.exp(replicated_estimates(beta, alpha, document, 5, True, 20000, sparse=True)
+                        - exact)
+        assert abs(ratios.mean() - 1.0) < 4.5 * ratios.std(ddof=1) / np.sqrt(ratios.size)
+        sparse, dense = (replicated_estimates(beta, alpha, document, 10, False, 4000,
+                                              sparse=flag) for flag in (True, False))
+        error = np.sqrt((sparse.var(ddof=1) + dense.var(ddof=1)) / sparse.size)
+        assert abs(sparse.mean() - dense.mean()) < 4.5 * error, document
+
+
+@pytest.mark.parametrize("resample", [False, True])
+def test_sparse_and_dense_samplers_agree_with_many_topics(resample):
+    """K = 40 (topics enter and leave each particle's present list): 3000 independent log
+    estimates of one 15-token document from each sampler have the same mean."""
+    rng = np.random.default_rng(8)
+    beta = rng.dirichlet(np.full(30, 0.1), size=40)
+    alpha = rng.uniform(0.01, 0.2, size=40)
+    document = rng.integers(0, 30, size=15)
+    sparse, dense = (replicated_estimates(beta, alpha, document, 4, resample, 3000, seed=3,
+                                          sparse=flag) for flag in (True, False))
+    error = np.sqrt((sparse.var(ddof=1) + dense.var(ddof=1)) / sparse.size)
+    assert abs(sparse.mean() - dense.mean()) < 4.5 * error
+    assert not np.array_equal(sparse, dense)
+    assert left_to_right(beta, alpha, (document, [0, 15])).settings["sampler"] == "sparse"
+    assert left_to_right(beta[:3] / beta[:3].sum(1, keepdims=True), alpha[:3],
+                         (document, [0, 15])).settings["sampler"] == "dense"
 
 
 def test_progress_chunks_do_not_change_results(monkeypatch):
@@ -126,20 +162,24 @@ def test_true_model_beats_perturbed_models_paired(resample):
         assert differences.mean() > 4 * standard_error > 0
 
 
-def test_one_topic_one_word_model_has_likelihood_one_and_perplexity_one():
+@pytest.mark.parametrize("sampler", ["dense", "sparse"])
+def test_one_topic_one_word_model_has_likelihood_one_and_perplexity_one(sampler):
     corpus = Corpus.from_token_lists([[0] * n for n in (1, 3, 7)], ["only"])
     for resample in (False, True):
-        result = left_to_right(np.ones((1, 1)), [0.5], corpus, n_particles=3, resample=resample)
+        result = left_to_right(np.ones((1, 1)), [0.5], corpus, n_particles=3, resample=resample,
+                               sampler=sampler)
         assert np.array_equal(result.log_likelihoods, np.zeros(3))
         assert result.per_token_perplexity == 1.0
         assert result.n_tokens == 11 and result.n_documents == 3
 
 
-def test_single_topic_model_is_exact_with_one_particle():
+@pytest.mark.parametrize("sampler", ["dense", "sparse"])
+def test_single_topic_model_is_exact_with_one_particle(sampler):
     # with K = 1 every token's topic is known: log p(w) = sum_n log beta_{w_n}
     beta = np.array([[0.5, 0.25, 0.125, 0.125]])
     document = np.array([0, 1, 1, 3, 2, 0])
-    result = left_to_right(beta, [1.0], (document, [0, document.size]), n_particles=1)
+    result = left_to_right(beta, [1.0], (document, [0, document.size]), n_particles=1,
+                           sampler=sampler)
     assert result.log_likelihoods[0] == pytest.approx(np.log(beta[0, document]).sum(), rel=1e-12)
 
 
@@ -164,9 +204,11 @@ def test_max_tokens_scores_only_the_first_tokens():
     assert capped.n_tokens == 2 * len(documents)
 
 
-def test_word_no_topic_can_emit_gives_minus_infinity():
+@pytest.mark.parametrize("sampler", ["dense", "sparse"])
+def test_word_no_topic_can_emit_gives_minus_infinity(sampler):
     beta = np.array([[0.5, 0.5, 0.0], [0.25, 0.75, 0.0]])
-    result = left_to_right(beta, [1.0, 1.0], ([0, 2, 1], [0, 3]), n_particles=2)
+    result = left_to_right(beta, [1.0, 1.0], ([0, 2, 1], [0, 3]), n_particles=2,
+                           sampler=sampler)
     assert result.log_likelihoods[0] == -np.inf
 
 

@@ -19,8 +19,8 @@ from streamtopics.inference.gibbs_estep import SPARSE_MIN_TOPICS, GibbsEstimator
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.topic_mask import TopicMask, kernel_mask
 from streamtopics.kernels.gibbs_estep import RECORD_SAMPLE, gibbs_sweeps
-from streamtopics.kernels.gibbs_estep_sparse import (_sample_present_or_smoothing,
-                                                     _search_cumulative, sparse_gibbs_sweeps)
+from streamtopics.kernels.gibbs_estep_sparse import (sample_two_buckets, search_cumulative,
+                                                     sparse_gibbs_sweeps)
 
 from helpers import random_minibatch
 from test_gibbs_estep import KERNELS, run_kernel
@@ -34,8 +34,8 @@ def draw(weights, counts, alpha, uniforms):
     prefix = np.empty(alpha.size)
     topics = []
     for u in uniforms:
-        p = _sample_present_or_smoothing(weights, present, counts[present], present.size,
-                                         prefix, smoothing, 0, u)
+        p = sample_two_buckets(weights, present, counts[present], present.size, prefix,
+                               smoothing, 0, u)
         topics.append(present[p] if p >= 0 else -1 - p)
     return np.array(topics)
 
@@ -62,8 +62,8 @@ def test_two_bucket_draw_follows_the_conditional(n_topics):
 
 def test_cumulative_search_rounding_falls_back_to_the_last_positive_topic():
     table = np.cumsum([[0.0, 0.5, 0.0, 0.25, 0.0, 0.0]], axis=1)
-    assert [_search_cumulative(table, 0, t) for t in (0.0, 0.49, 0.5, 0.74)] == [1, 1, 3, 3]
-    assert _search_cumulative(table, 0, 0.75) == 3 and _search_cumulative(table, 0, 2.0) == 3
+    assert [search_cumulative(table, 0, t) for t in (0.0, 0.49, 0.5, 0.74)] == [1, 1, 3, 3]
+    assert search_cumulative(table, 0, 0.75) == 3 and search_cumulative(table, 0, 2.0) == 3
 
 
 def exact_posterior(beta, alpha, words):

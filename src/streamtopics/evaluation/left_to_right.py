@@ -15,7 +15,8 @@ corpus has token sequences (``tokens.jsonl``), otherwise the fixed bag-of-words 
 `Corpus.document_tokens` (word ids ascending).
 
 Cost: the Gibbs sweep over all earlier tokens makes a document of N tokens cost O(N^2 R K)
-(about N^2 R K / 2 multiply-adds); a 1,000-token document costs 100 times a 100-token one.
+(about N^2 R K / 2 multiply-adds); a 1,000-token document costs 100 times a 100-token one. The
+sparse sampler (``sampler``) replaces K by the number of topics present in a particle.
 ``max_tokens`` caps it: only the first ``max_tokens`` tokens of each document are scored, and the
 result's token counts say so (per-token figures stay consistent; per-document figures then refer
 to the truncated documents).
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..inference.gibbs_estep import SAMPLERS, SPARSE_MIN_TOPICS
 from ..kernels.evaluation import left_to_right_kernel
 from . import _inputs
 from .results import HeldOutLikelihood
@@ -32,7 +34,8 @@ from .results import HeldOutLikelihood
 
 def left_to_right(beta, alpha, documents, n_particles: int = 20, resample: bool = False,
                   max_tokens: int | None = None, seed: int = 0,
-                  n_threads: int | None = None, progress=None) -> HeldOutLikelihood:
+                  n_threads: int | None = None, progress=None,
+                  sampler: str = "auto") -> HeldOutLikelihood:
     """Estimate log p(w_d | beta, alpha) of every held-out document (nats).
 
     Parameters
@@ -56,21 +59,29 @@ def left_to_right(beta, alpha, documents, n_particles: int = 20, resample: bool 
     n_threads : numba threads to use (None: numba's current setting).
     progress : optional callable, called with the number of documents finished after each
         chunk of documents (e.g. ``tqdm.update``); it does not change the results.
+    sampler : how each Gibbs update and draw is sampled: "dense" (O(K), the reference),
+        "sparse" (O(topics present in the particle), the two-bucket sampler of the E-step) or
+        "auto" (sparse from `SPARSE_MIN_TOPICS` topics on, as the E-step). Both run the same
+        algorithm; for one seed their numbers differ within Monte Carlo noise.
     """
     beta, alpha = _inputs.topic_parameters(beta, alpha)
     n_particles = _inputs.check_count(n_particles, "n_particles", 1)
     seed = _inputs.check_seed(seed)
     word_ids, offsets = _inputs.document_tokens(documents, beta.shape[1])
     word_ids, offsets = _inputs.truncate_documents(word_ids, offsets, max_tokens)
+    if sampler not in SAMPLERS:
+        raise ValueError(f"unknown sampler {sampler!r}; choose one of {', '.join(SAMPLERS)}")
+    sparse = sampler == "sparse" or (sampler == "auto" and beta.shape[0] >= SPARSE_MIN_TOPICS)
     beta_by_word = np.ascontiguousarray(beta.T)
     with _inputs.numba_threads(n_threads):
         log_likelihoods = _inputs.run_by_document_chunks(
             lambda chunk, chunk_offsets, first: left_to_right_kernel(
                 beta_by_word, alpha, chunk, chunk_offsets, n_particles, bool(resample), seed,
-                first),
+                first, sparse),
             word_ids, offsets, progress)
     method = "left-to-right-smc" if resample else "left-to-right"
     settings = {"n_particles": n_particles, "resample": bool(resample), "max_tokens": max_tokens,
-                "seed": seed, "token_order": _inputs.token_order(documents)}
+                "seed": seed, "token_order": _inputs.token_order(documents),
+                "sampler": "sparse" if sparse else "dense"}
     return HeldOutLikelihood(log_likelihoods, np.diff(offsets), method, settings)
 

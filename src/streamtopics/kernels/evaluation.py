@@ -17,6 +17,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from .gibbs_estep_sparse import enter_present, leave_present, sample_two_buckets
 from .random import new_stream, next_uniform
 from .special import digamma
 
@@ -68,6 +69,21 @@ def _dot(weights, row):
     return total
 
 
+@njit(cache=True, inline="always")
+def _systematic_ancestors(weights, weight_sum, offset, ancestors):
+    """Systematic resampling: particle r takes the ancestor whose interval of the weights' CDF
+    holds the point (r + offset) / R of the total (one uniform ``offset`` for all R points)."""
+    n_particles = weights.size
+    ancestor = 0
+    running = weights[0]
+    for r in range(n_particles):
+        point = (r + offset) * weight_sum / n_particles
+        while ancestor < n_particles - 1 and running <= point:
+            ancestor += 1
+            running += weights[ancestor]
+        ancestors[r] = ancestor
+
+
 # --- left-to-right (Wallach, Murray, Salakhutdinov & Mimno 2009, Algorithm 3) ----------------
 @njit(cache=True)
 def left_to_right_document(beta_by_word, alpha, words, n_particles, resample, state):
@@ -98,6 +114,7 @@ def left_to_right_document(beta_by_word, alpha, words, n_particles, resample, st
     n_buffers = n_particles if resample else 0  # resampling copies particles into buffers
     next_topics = np.zeros((n_buffers, n_tokens), dtype=np.int64)
     next_counts = np.zeros((n_buffers, n_topics))
+    ancestors = np.empty(n_buffers, dtype=np.int64)
     log_likelihood = 0.0
     for n in range(n_tokens):
         word_weights = beta_by_word[words[n]]
@@ -116,17 +133,10 @@ def left_to_right_document(beta_by_word, alpha, words, n_particles, resample, st
         weight_sum = weights.sum()
         log_likelihood += math.log(weight_sum / n_particles)
         if resample:
-            # systematic resampling: one uniform, R evenly spaced points on the weights' CDF
-            offset = next_uniform(state)
-            ancestor = 0
-            running = weights[0]
+            _systematic_ancestors(weights, weight_sum, next_uniform(state), ancestors)
             for r in range(n_particles):
-                point = (r + offset) * weight_sum / n_particles
-                while ancestor < n_particles - 1 and running <= point:
-                    ancestor += 1
-                    running += weights[ancestor]
-                next_topics[r, :n] = topics[ancestor, :n]
-                next_counts[r] = doc_topic_counts[ancestor]
+                next_topics[r, :n] = topics[ancestors[r], :n]
+                next_counts[r] = doc_topic_counts[ancestors[r]]
             topics, next_topics = next_topics, topics
             doc_topic_counts, next_counts = next_counts, doc_topic_counts
             for r in range(n_particles):
@@ -138,12 +148,128 @@ def left_to_right_document(beta_by_word, alpha, words, n_particles, resample, st
     return log_likelihood
 
 
+@njit(cache=True)
+def left_to_right_document_sparse(beta_by_word, alpha, words, n_particles, resample, state):
+    """`left_to_right_document` with every draw from the two-bucket sampler of
+    `kernels.gibbs_estep_sparse` (DESIGN.md, performance notes): the same algorithm and the same
+    distribution of the estimate, at O(topics in the particle) per Gibbs update instead of O(K).
+
+    beta_wk (n_k + alpha_k) = beta_wk n_k + beta_wk alpha_k: the second bucket depends only on
+    the word, so its cumulative sums over k are built once per position of the document
+    (``smoothing``, N x K); each particle keeps its present topics as an ascending list with
+    their counts. The predictive total sum_k beta_{k,w_n} (n_k + alpha_k) is the present topics'
+    mass plus the word's smoothing total. A uniform maps to a topic differently than in the
+    dense function, so the two give different numbers for one seed (statistically the same;
+    tests/test_evaluation_left_to_right.py).
+    """
+    n_tokens = words.size
+    n_topics = alpha.size
+    alpha_sum = alpha.sum()
+    smoothing = np.empty((n_tokens, n_topics))
+    for n in range(n_tokens):
+        row = beta_by_word[words[n]]
+        total = 0.0
+        for k in range(n_topics):
+            total += row[k] * alpha[k]
+            smoothing[n, k] = total
+    topics = np.zeros((n_particles, n_tokens), dtype=np.int64)
+    present = np.zeros((n_particles, n_topics), dtype=np.int64)
+    position = np.full((n_particles, n_topics), -1, dtype=np.int64)
+    counts = np.zeros((n_particles, n_topics))
+    n_present = np.zeros(n_particles, dtype=np.int64)
+    n_buffers = n_particles if resample else 0
+    next_topics = np.zeros((n_buffers, n_tokens), dtype=np.int64)
+    next_present = np.zeros((n_buffers, n_topics), dtype=np.int64)
+    next_position = np.full((n_buffers, n_topics), -1, dtype=np.int64)
+    next_counts = np.zeros((n_buffers, n_topics))
+    next_n_present = np.zeros(n_buffers, dtype=np.int64)
+    ancestors = np.empty(n_buffers, dtype=np.int64)
+    masses = np.empty(n_topics)
+    weights = np.empty(n_particles)
+    log_likelihood = 0.0
+    for n in range(n_tokens):
+        word_weights = beta_by_word[words[n]]
+        for r in range(n_particles):
+            particle_present, particle_position = present[r], position[r]
+            particle_counts, particle_topics = counts[r], topics[r]
+            size = n_present[r]
+            for m in range(n):  # the hot loop, written out: a call here costs reference counts
+                p = particle_position[particle_topics[m]]
+                particle_counts[p] -= 1.0
+                if particle_counts[p] == 0.0:
+                    size = leave_present(p, size, particle_present, particle_position,
+                                         particle_counts)
+                p = sample_two_buckets(beta_by_word[words[m]], particle_present,
+                                       particle_counts, size, masses, smoothing, m,
+                                       next_uniform(state))
+                if p < 0:
+                    k = -1 - p
+                    p = particle_position[k]
+                    if p < 0:
+                        p = enter_present(k, size, particle_present, particle_position,
+                                          particle_counts)
+                        size += 1
+                particle_topics[m] = particle_present[p]
+                particle_counts[p] += 1.0
+            total = smoothing[n, n_topics - 1]
+            for i in range(size):
+                total += word_weights[particle_present[i]] * particle_counts[i]
+            n_present[r] = size
+            if total <= 0.0:
+                return -np.inf  # no topic can emit this word: p(w_d) = 0
+            weights[r] = total / (n + alpha_sum)
+            if not resample:
+                n_present[r] = _draw_into(word_weights, smoothing, n, next_uniform(state),
+                                          particle_topics, n, particle_present,
+                                          particle_position, particle_counts, size, masses)
+        weight_sum = weights.sum()
+        log_likelihood += math.log(weight_sum / n_particles)
+        if resample:
+            _systematic_ancestors(weights, weight_sum, next_uniform(state), ancestors)
+            for r in range(n_particles):
+                a = ancestors[r]
+                next_topics[r, :n] = topics[a, :n]
+                next_present[r] = present[a]
+                next_position[r] = position[a]
+                next_counts[r] = counts[a]
+                next_n_present[r] = n_present[a]
+            topics, next_topics = next_topics, topics
+            present, next_present = next_present, present
+            position, next_position = next_position, position
+            counts, next_counts = next_counts, counts
+            n_present, next_n_present = next_n_present, n_present
+            for r in range(n_particles):
+                n_present[r] = _draw_into(word_weights, smoothing, n, next_uniform(state),
+                                          topics[r], n, present[r], position[r], counts[r],
+                                          n_present[r], masses)
+    return log_likelihood
+
+
+@njit(cache=True, inline="always")
+def _draw_into(weights, smoothing, row, uniform, topics, token, present, position, counts,
+               n_present, masses):
+    """Draw ``topics[token]`` from weights_k (n_k + alpha_k) by `sample_two_buckets`
+    (``smoothing[row]``: the cumulative weights_k alpha_k) and count it; returns the new number
+    of present topics."""
+    p = sample_two_buckets(weights, present, counts, n_present, masses, smoothing, row, uniform)
+    if p < 0:
+        k = -1 - p
+        p = position[k]
+        if p < 0:
+            p = enter_present(k, n_present, present, position, counts)
+            n_present += 1
+    topics[token] = present[p]
+    counts[p] += 1.0
+    return n_present
+
+
 @njit(cache=True, parallel=True)
 def left_to_right_kernel(beta_by_word, alpha, word_ids, offsets, n_particles, resample, seed,
-                         first_document):
+                         first_document, sparse):
     """Per-document left-to-right log-likelihoods (nats), parallel over documents.
 
-    Equivalent to ``left_to_right_document`` on each document d with the stream
+    Equivalent to ``left_to_right_document`` (``sparse`` False) or
+    ``left_to_right_document_sparse`` (True) on each document d with the stream
     (seed, 0, first_document + d); ``first_document`` lets a caller split a corpus into chunks
     and get the same numbers as in one call.
     """
@@ -151,8 +277,13 @@ def left_to_right_kernel(beta_by_word, alpha, word_ids, offsets, n_particles, re
     log_likelihoods = np.zeros(n_documents)
     for d in prange(n_documents):
         state = new_stream(seed, 0, first_document + d)
-        log_likelihoods[d] = left_to_right_document(
-            beta_by_word, alpha, word_ids[offsets[d]:offsets[d + 1]], n_particles, resample, state)
+        words = word_ids[offsets[d]:offsets[d + 1]]
+        if sparse:
+            log_likelihoods[d] = left_to_right_document_sparse(
+                beta_by_word, alpha, words, n_particles, resample, state)
+        else:
+            log_likelihoods[d] = left_to_right_document(
+                beta_by_word, alpha, words, n_particles, resample, state)
     return log_likelihoods
 
 

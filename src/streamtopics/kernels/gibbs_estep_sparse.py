@@ -67,7 +67,7 @@ def _word_tables(word_topic_weights, alpha, with_initial):
 
 
 @njit(cache=True, inline="always")
-def _search_cumulative(table, w, target):
+def search_cumulative(table, w, target):
     """The first k with table[w, k] > target (``table`` holds cumulative sums per row w, the
     total is table[w, K - 1] > 0 and 0 <= target): a branch-free binary search, then, if rounding
     put ``target`` at or past the total, the last topic of positive increment."""
@@ -85,8 +85,8 @@ def _search_cumulative(table, w, target):
 
 
 @njit(cache=True, inline="always")
-def _sample_present_or_smoothing(weights, present, present_counts, n_present, prefix,
-                                 smoothing_table, w, u):
+def sample_two_buckets(weights, present, present_counts, n_present, prefix, smoothing_table, w,
+                       u):
     """Position in the present list (>= 0) or, encoded as -1 - k, the topic k of the smoothing
     bucket, drawn proportionally to beta_wk (N_-n,k + alpha_k) from the uniform ``u``.
 
@@ -104,7 +104,7 @@ def _sample_present_or_smoothing(weights, present, present_counts, n_present, pr
         for i in range(n_present):
             position += prefix[i] <= target
         return position
-    return -1 - _search_cumulative(smoothing_table, w, target - document_mass)
+    return -1 - search_cumulative(smoothing_table, w, target - document_mass)
 
 
 @njit(cache=True)
@@ -131,8 +131,8 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothi
         counts[:] = 0.0
         for n in range(n_tokens):
             w = token_word[n]
-            k = _search_cumulative(initial_table, w,
-                                   next_uniform(state) * initial_table[w, n_topics - 1])
+            k = search_cumulative(initial_table, w,
+                                  next_uniform(state) * initial_table[w, n_topics - 1])
             z[n] = k
             counts[k] += 1.0
     present = np.empty(n_topics, dtype=np.int64)
@@ -157,15 +157,15 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothi
             p = position[z[n]]
             present_counts[p] -= 1.0
             if present_counts[p] == 0.0:
-                n_present = _leave(p, n_present, present, position, present_counts)
-            p = _sample_present_or_smoothing(word_topic_weights[w], present, present_counts,
-                                             n_present, prefix, smoothing_table, w,
-                                             next_uniform(state))
+                n_present = leave_present(p, n_present, present, position, present_counts)
+            p = sample_two_buckets(word_topic_weights[w], present, present_counts,
+                                   n_present, prefix, smoothing_table, w,
+                                   next_uniform(state))
             if p < 0:
                 k = -1 - p
                 p = position[k]
                 if p < 0:
-                    p = _enter(k, n_present, present, position, present_counts)
+                    p = enter_present(k, n_present, present, position, present_counts)
                     n_present += 1
             z[n] = present[p]
             present_counts[p] += 1.0
@@ -199,7 +199,7 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothi
 
 
 @njit(cache=True, inline="always")
-def _enter(k, n_present, present, position, present_counts):
+def enter_present(k, n_present, present, position, present_counts):
     """Insert topic ``k`` (count 0) into the ascending present list of size ``n_present``,
     moving the later topics one place on; returns its index."""
     q = n_present
@@ -216,7 +216,7 @@ def _enter(k, n_present, present, position, present_counts):
 
 
 @njit(cache=True, inline="always")
-def _leave(p, n_present, present, position, present_counts):
+def leave_present(p, n_present, present, position, present_counts):
     """Remove the topic at index ``p`` of the present list, moving the later ones one place
     back; returns the new size."""
     position[present[p]] = -1
