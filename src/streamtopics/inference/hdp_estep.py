@@ -71,6 +71,7 @@ class HDPGibbsEstimator:
     statistic: str = "log-proportions"
 
     name = "gibbs-hdp"
+    independent_documents = False  # opened topics are shared within a minibatch (spec G3)
 
     @property
     def recorded_passes(self) -> int:
