@@ -8,8 +8,9 @@ particles, seed 0) of the same held-out documents, restricted to words seen in t
 LDA experiments do; an LDA point estimate gives unseen words no mass):
 
 * streamtopics ``OnlineHDP(method="g-oem")`` and ``(method="vargibbs")``, defaults (T_0 = 2,
-  b = alpha = 1, minibatch 100, P = 20, rho_i = 1/sqrt(i)), scored as the (T + 1)-topic LDA of
-  `OnlineHDP.to_lda` (the rest of the stick as one uniform topic, spec G8);
+  b = 1, stick concentration alpha = 5, minibatch 100, P = 20, rho_i = 1/sqrt(i)), and both with
+  alpha = 20 (more topics open), scored as the (T + 1)-topic LDA of `OnlineHDP.to_lda` (the rest
+  of the stick as one uniform topic, spec G8);
 * streamtopics ``OnlineLDA(K, method="g-oem")``, the same minibatches and P;
 * tomotopy ``HDPModel`` (batch collapsed Gibbs, ``--tomotopy-iterations`` sweeps, initial_k = 2,
   alpha = gamma = 1, eta = 0.01), scored as the LDA of ``convert_to_lda`` (live topics, their
@@ -76,9 +77,9 @@ def token_lists(corpus):
             for d in range(corpus.n_documents)]
 
 
-def train_hdp(method):
+def train_hdp(method, **settings):
     def train(corpus, seed, args):
-        model = OnlineHDP(method=method, random_state=seed).fit(corpus)
+        model = OnlineHDP(method=method, random_state=seed, **settings).fit(corpus)
         beta, alpha = model.to_lda()
         return beta, alpha, model.topic_weights_, model.components_
     return train
@@ -123,7 +124,9 @@ def train_gensim(corpus, seed, args):
 
 
 def methods(corpus_name: str, args):
-    table = {"HDP G-OEM": train_hdp("g-oem"), "HDP VarGibbs": train_hdp("vargibbs")}
+    table = {"HDP G-OEM": train_hdp("g-oem"), "HDP VarGibbs": train_hdp("vargibbs"),
+             "HDP G-OEM, alpha = 20": train_hdp("g-oem", stick_concentration=20.0),
+             "HDP VarGibbs, alpha = 20": train_hdp("vargibbs", stick_concentration=20.0)}
     for k in LDA_TOPICS[corpus_name]:
         table[f"LDA G-OEM K={k}"] = train_lda(k)
     table["tomotopy HDPModel"] = train_tomotopy
