@@ -27,6 +27,9 @@ bench: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[bench,plot]'
 	$(BIN)/python bench/throughput.py
 	$(BIN)/python bench/sparse_estep.py
+	$(BIN)/python bench/left_to_right_sparse.py
+	$(BIN)/python bench/boosted_cost.py
+	NUMBA_NUM_THREADS=2 $(BIN)/python bench/thread_speedup.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info
