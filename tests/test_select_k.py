@@ -42,9 +42,17 @@ def test_select_k_recommends_the_planted_k(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("arguments, problem", [
-    (["-k", "0,5"], "--topics must be positive integers, got 0"),
+    (["-k", "0,5"], "expected comma-separated positive integers, got '0,5'"),
+    (["-k", "5", "--test-docs", "0"], "--test-docs: invalid positive_int value: '0'"),
+])
+def test_option_values_are_refused_by_the_parser(tmp_path, capsys, arguments, problem):
+    with pytest.raises(SystemExit) as exit_:
+        main(["select-k", "synthetic", "-o", str(tmp_path / "o"), *arguments])
+    assert exit_.value.code == 2 and problem in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("arguments, problem", [
     (["-k", "5,10", "--method", "nope"], "unknown --method 'nope'"),
-    (["-k", "5", "--test-docs", "0"], "--test-docs must be a positive integer"),
     (["-k", "5,5"], "select-k compares at least two different K values"),
 ])
 def test_options_are_checked_before_any_corpus_is_read(tmp_path, capsys, arguments, problem):

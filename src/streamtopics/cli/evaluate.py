@@ -20,7 +20,8 @@ from ..evaluation import (document_completion, elbo, left_to_right, npmi_coheren
                           top_word_ids, top_words_table, umass_coherence)
 from ..persistence import scored_topic_parameters
 from ..corpus.readers import TEXT_FORMATS, detect_format, load_corpus
-from .common import add_json_flag, add_text_options, emit, progress, report_reading, text_options
+from .common import (add_json_flag, add_text_options, emit, positive_int, progress, report_reading,
+                     text_options)
 
 METRICS = ("left-to-right", "left-to-right-smc", "completion", "elbo", "coherence")
 
@@ -47,7 +48,7 @@ def register(subparsers) -> None:
                         help="left-to-right particles R (default: 20)")
     parser.add_argument("--max-tokens", type=int, default=None,
                         help="left-to-right: score only the first N tokens of each document")
-    parser.add_argument("--max-docs", type=int, default=None,
+    parser.add_argument("--max-docs", type=positive_int, default=None,
                         help="score only the first N documents of the split")
     parser.add_argument("--estimator", choices=("standard", "p"), default="standard",
                         help="completion: theta estimator, hard counts or theta^p soft counts")
@@ -76,8 +77,6 @@ def read_documents(args, model_vocabulary):
 
 
 def run(args) -> int:
-    if args.max_docs is not None and args.max_docs < 1:
-        raise InputError(f"--max-docs must be a positive integer, got {args.max_docs}")
     beta, alpha, model_vocabulary = scored_topic_parameters(args.model)
     corpus = read_documents(args, model_vocabulary)
     report_reading(corpus.report)

@@ -16,7 +16,7 @@ from tqdm.auto import tqdm
 from ..errors import InputError
 from ..experiments import EXPERIMENTS, CorpusSource, Options, SyntheticSpec, run_experiment
 from ..reporting.progressive import METRICS
-from .common import add_json_flag, emit, progress, use_threads
+from .common import add_json_flag, emit, positive_int, progress, use_threads
 
 
 def list_of(convert, what: str):
@@ -63,7 +63,7 @@ def register(subparsers) -> None:
                       help="alpha-update: updates to compare (default: fixed, fixed-point, the "
                            "Gamma prior if available)")
     training = add_training_arguments(parser)
-    training.add_argument("--eval-every", type=int, default=None,
+    training.add_argument("--eval-every", type=positive_int, default=None,
                           help="through-iterations: documents between evaluations (default: 1/20 of the run)")
     add_synthetic_arguments(parser)
     add_json_flag(parser)
@@ -74,18 +74,18 @@ def add_training_arguments(parser):
     """The training and evaluation options of the cells (shared with ``select-k``); returns
     the argument group."""
     training = parser.add_argument_group("training and evaluation")
-    training.add_argument("--train-docs", type=int, default=None,
+    training.add_argument("--train-docs", type=positive_int, default=None,
                           help="training documents per split (default: all; synthetic: 20000)")
-    training.add_argument("--test-docs", type=int, default=1000,
+    training.add_argument("--test-docs", type=positive_int, default=1000,
                           help="held-out documents scored (default: 1000)")
-    training.add_argument("--batch-size", type=int, default=100, help="minibatch size (default: 100)")
-    training.add_argument("--local-passes", type=int, default=20, help="P (default: 20)")
-    training.add_argument("--passes", type=int, default=1, help="passes over the training part (default: 1)")
+    training.add_argument("--batch-size", type=positive_int, default=100, help="minibatch size (default: 100)")
+    training.add_argument("--local-passes", type=positive_int, default=20, help="P (default: 20)")
+    training.add_argument("--passes", type=positive_int, default=1, help="passes over the training part (default: 1)")
     training.add_argument("--step-offset", type=float, default=0.0, help="tau0 (default: 0)")
     training.add_argument("--metric", choices=METRICS, default="left-to-right",
                           help="held-out score (default: left-to-right)")
-    training.add_argument("--particles", type=int, default=20, help="left-to-right particles (default: 20)")
-    training.add_argument("--max-tokens", type=int, default=None,
+    training.add_argument("--particles", type=positive_int, default=20, help="left-to-right particles (default: 20)")
+    training.add_argument("--max-tokens", type=positive_int, default=None,
                           help="left-to-right: score only the first N tokens of each document")
     training.add_argument("--eval-seed", type=int, default=0, help="evaluation seed (default: 0)")
     training.add_argument("--threads", type=int, default=None, help="numba threads (default: all cores)")
@@ -107,11 +107,8 @@ def add_synthetic_arguments(parser) -> None:
 
 
 def corpus_source(args) -> tuple[CorpusSource, int | None, int]:
-    """The corpus source and the (n_train, n_test) the cells use."""
-    for name in ("train_docs", "test_docs", "batch_size", "local_passes", "passes", "particles"):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            raise InputError(f"--{name.replace('_', '-')} must be a positive integer, got {value}")
+    """The corpus source and the (n_train, n_test) the cells use (sizes are `positive_int`s,
+    checked by argparse before anything is read)."""
     if args.corpus != "synthetic":
         return CorpusSource.directory(args.corpus), args.train_docs, args.test_docs
     spec = SyntheticSpec(n_topics=args.synthetic_topics, n_words=args.synthetic_words,

@@ -33,8 +33,8 @@ from ..inference.presets import PRESETS
 from ..reporting.progressive import METRICS, ProgressiveEvaluation, strict_record
 from ..training import train_stream
 from . import fit_backend, fit_labeled
-from .common import (add_json_flag, add_text_options, emit, progress, read_training_corpus,
-                     report_reading, text_options, use_threads)
+from .common import (add_json_flag, add_text_options, emit, positive_int, progress,
+                     read_training_corpus, report_reading, text_options, use_threads)
 from .fit_reading import LOAD_LIMIT_MB, plan_reading
 
 
@@ -84,14 +84,14 @@ def register(subparsers) -> None:
                        help="topic-word prior (default: 0.01; --model: 0.1)")
     batch.add_argument("--optimize-alpha", action="store_true", help="cgs: Minka fixed-point alpha")
     held_out = parser.add_argument_group("progressive held-out evaluation (online methods)")
-    held_out.add_argument("--eval-every", type=int, default=None, metavar="N",
+    held_out.add_argument("--eval-every", type=positive_int, default=None, metavar="N",
                           help="score held-out documents every N training documents and at the "
                                "end; writes MODEL.eval.jsonl (default: off, no cost)")
-    held_out.add_argument("--eval-docs", type=int, default=500, metavar="M",
+    held_out.add_argument("--eval-docs", type=positive_int, default=500, metavar="M",
                           help="score the first M held-out documents (default: 500)")
     held_out.add_argument("--eval-metric", choices=METRICS, default="left-to-right",
                           help="left-to-right (the paper's) or the cheaper document completion")
-    held_out.add_argument("--eval-particles", type=int, default=20,
+    held_out.add_argument("--eval-particles", type=positive_int, default=20,
                           help="left-to-right particles (default: 20)")
     held_out.add_argument("--eval-corpus", default=None, metavar="DIR",
                           help="corpus directory of the held-out documents (default: CORPUS)")
@@ -319,9 +319,6 @@ def _progressive_evaluation(args, corpus) -> ProgressiveEvaluation | None:
         return None
     if args.method in BATCH_METHODS:
         raise InputError("--eval-every needs an online method (not cgs or cvb0)")
-    for name in ("eval_every", "eval_docs", "eval_particles"):
-        if getattr(args, name) < 1:
-            raise InputError(f"--{name.replace('_', '-')} must be a positive integer")
     directory = args.eval_corpus or args.corpus
     if not Path(directory).is_dir():
         raise InputError("--eval-every needs held-out documents: CORPUS must be a corpus "

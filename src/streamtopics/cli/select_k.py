@@ -18,7 +18,7 @@ from ..errors import InputError
 from ..experiments import Options, select_k
 from ..experiments.select_k import RULE
 from ..inference.presets import PRESETS
-from .common import add_json_flag, emit, progress, use_threads
+from .common import add_json_flag, emit, positive_int, progress, use_threads
 from .experiment import add_synthetic_arguments, add_training_arguments, corpus_source, list_of
 
 
@@ -29,7 +29,8 @@ def register(subparsers) -> None:
                     f"table and recommend {RULE}.")
     parser.add_argument("corpus", metavar="CORPUS",
                         help="corpus directory (train/test splits) or 'synthetic'")
-    parser.add_argument("-k", "--topics", required=True, type=list_of(int, "integers"),
+    parser.add_argument("-k", "--topics", required=True,
+                        type=list_of(positive_int, "positive integers"),
                         help="the K values to compare, e.g. 10,20,50,100")
     parser.add_argument("-o", "--output", required=True, metavar="OUT",
                         help="results directory (completed runs there are reused)")
@@ -46,9 +47,6 @@ def register(subparsers) -> None:
 def run(args) -> int:
     if args.method not in PRESETS:
         raise InputError(f"unknown --method {args.method!r} (presets: {', '.join(PRESETS)})")
-    bad = [k for k in args.topics if k < 1]
-    if bad:
-        raise InputError(f"--topics must be positive integers, got {', '.join(map(str, bad))}")
     use_threads(args.threads)
     source, n_train, n_test = corpus_source(args)
     options = Options(topics=tuple(dict.fromkeys(args.topics)), seeds=args.seeds,
