@@ -19,27 +19,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from measuring import peak_mb
+
 BENCH = Path(__file__).resolve().parent
 MAX_GROWTH = 1.10
 N_WORDS, TRUE_TOPICS, MEAN_LENGTH = 1000, 10, 60.0
-
-
-def peak_mb() -> float:
-    """Peak resident memory of this process so far (VmHWM; ru_maxrss where /proc is absent)."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def word(i: int) -> str:

@@ -20,26 +20,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from measuring import peak_mb
+
 BENCH = Path(__file__).resolve().parent
 SETTINGS = dict(n_topics=10, method="g-oem", batch_size=100, local_passes=20, random_state=0)
-
-
-def peak_mb() -> float:
-    """Peak resident memory of this process so far (VmHWM; ru_maxrss where /proc is absent)."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def child(kind: str, source: str, output: str) -> dict:

@@ -42,7 +42,7 @@ from streamtopics import read_corpus_dir  # noqa: E402
 from streamtopics.estimators import OnlineLDA  # noqa: E402
 from streamtopics.evaluation import left_to_right  # noqa: E402
 
-from kernel_clock import KernelClock  # noqa: E402
+from measuring import KernelClock  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
 CORPORA = next((parent / "shared" / "corpora" for parent in Path(__file__).resolve().parents

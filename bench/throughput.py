@@ -40,7 +40,7 @@ from streamtopics.corpus.readers import read_corpus_dir
 from streamtopics.corpus.synthetic import generate_synthetic
 from streamtopics.estimators import OnlineLDA
 
-from kernel_clock import KernelClock
+from measuring import KernelClock
 
 RESULTS = Path(__file__).parent / "results"
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "debian"

@@ -1,0 +1,42 @@
+"""What the bench scripts measure the same way (run as ``python bench/NAME.py``, which puts this
+folder on the path): `KernelClock`, the time spent inside chosen kernels, and `peak_mb`, the
+peak resident memory of the process.
+"""
+
+from __future__ import annotations
+
+import resource
+import time
+from pathlib import Path
+
+
+def peak_mb() -> float:
+    """Peak resident memory of this process so far (VmHWM; ru_maxrss where /proc is absent)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+class KernelClock:
+    """The time spent inside kernels, added up across calls: each (module, name) is replaced by a
+    timing wrapper where the estimator looks the kernel up, so the clock reads kernel time alone,
+    beside the wall time of the whole fit.
+
+    Wraps ``getattr(module, name)`` for each (module, name) of ``targets``; ``seconds`` adds
+    up the time spent inside them."""
+
+    def __init__(self, targets):
+        self.seconds = 0.0
+        for module, name in targets:
+            setattr(module, name, self._timed(getattr(module, name)))
+
+    def _timed(self, kernel):
+        def timed(*args):
+            started = time.perf_counter()
+            kernel(*args)
+            self.seconds += time.perf_counter() - started
+        return timed
