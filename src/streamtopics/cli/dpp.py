@@ -19,7 +19,7 @@ from ..dpp.model import LowRankDPP
 from ..dpp.summaries import marked_text
 from ..dpp.text import SentencePreprocessor
 from ..errors import InputError
-from .common import add_json_flag, add_text_options, emit, progress, text_options
+from .common import add_json_flag, add_text_options, emit, positive_int, progress, text_options
 
 
 def _add_input(parser) -> None:
@@ -57,7 +57,7 @@ def register(subparsers) -> None:
     summarize.add_argument("model", metavar="MODEL", help="model file written by fit-dpp")
     summarize.add_argument("raw", metavar="RAW", help="raw documents")
     _add_input(summarize)
-    summarize.add_argument("-l", "--sentences", type=int, default=5, help="summary length (default: 5)")
+    summarize.add_argument("-l", "--sentences", type=positive_int, default=5, help="summary length (default: 5)")
     summarize.add_argument("--limit", type=int, default=None, help="summarise only the first N documents")
     summarize.add_argument("--no-quality", action="store_true",
                            help="leave the sentence masses p(x) out of L (diversity only)")
@@ -117,8 +117,6 @@ def run_summarize(args) -> int:
     model = LowRankDPP.load(args.model)
     if model.vocabulary_ is None or model.ground != "binary":
         raise InputError("not a sentence model (no vocabulary): write it with fit-dpp", args.model)
-    if args.sentences < 1:
-        raise InputError(f"-l must be at least 1, got {args.sentences}")
     preprocessor = SentencePreprocessor.from_vocabulary(model.vocabulary_, model.stopwords_ or frozenset())
     texts, ids, _ = _read(args, args.limit)
     results, lines, skipped = [], [], 0

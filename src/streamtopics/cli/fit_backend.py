@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..errors import InputError
 from ..inference.backends import BACKENDS, DaskBackend, ThreadBackend
+from .common import positive_int
 
 
 def add_arguments(parser) -> None:
@@ -23,7 +24,7 @@ def add_arguments(parser) -> None:
     group.add_argument("--scheduler", default=None, metavar="ADDRESS",
                        help="dask: the scheduler to connect to (tcp://HOST:8786); default: "
                             "start a LocalCluster")
-    group.add_argument("--workers", type=int, default=None, metavar="N",
+    group.add_argument("--workers", type=positive_int, default=None, metavar="N",
                        help="dask without --scheduler: local worker processes of one thread "
                             "each; threads: threads (default: one per CPU)")
 
@@ -41,8 +42,6 @@ def backend(args, batch_methods: tuple[str, ...]):
         raise InputError(f"--backend {args.backend} maps the E-step of an online method's "
                          f"minibatches; the sweeps of cgs and cvb0 and the local step of "
                          f"--model {args.model or 'hdp'} do not split over documents")
-    if args.workers is not None and args.workers < 1:
-        raise InputError(f"--workers must be at least 1, not {args.workers}")
     if args.backend == "threads":
         return ThreadBackend(workers=args.workers)
     if args.scheduler is not None and args.workers is not None:

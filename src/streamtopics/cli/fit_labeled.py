@@ -22,7 +22,7 @@ from ..errors import InputError
 from ..estimators.labeled import LabeledLDA, PriorLDA
 from ..estimators.labeled_cvb0 import LabeledCVB0LDA
 from ..estimators.labeled_online import LabeledOnlineLDA
-from .common import emit, progress, read_training_corpus
+from .common import emit, positive_int, progress, read_training_corpus
 
 MODELS = ("labeled-lda", "prior-lda", "labeled-g-oem", "prior-cvb0")
 FILTERS = {"all": LabelFilter(), "debtags-content": DEBTAGS_CONTENT}
@@ -40,7 +40,7 @@ def add_arguments(parser) -> None:
                             "CORPUS/SPLIT.labels.jsonl)")
     group.add_argument("--label-filter", choices=sorted(FILTERS), default="all",
                        help="named label filter (default: all)")
-    group.add_argument("--min-label-frequency", type=int, default=None, metavar="N",
+    group.add_argument("--min-label-frequency", type=positive_int, default=None, metavar="N",
                        help="keep labels with >= N training documents (overrides the filter's)")
     group.add_argument("--drop-labels", action="append", default=[], metavar="PATTERN",
                        help="drop labels matching this shell pattern (repeatable), e.g. 'role::*'")
@@ -51,8 +51,6 @@ def add_arguments(parser) -> None:
 def label_filter(args) -> LabelFilter:
     base = FILTERS[args.label_filter]
     minimum = base.min_frequency if args.min_label_frequency is None else args.min_label_frequency
-    if minimum < 1:
-        raise InputError("--min-label-frequency must be a positive integer")
     return LabelFilter(minimum, base.drop + tuple(args.drop_labels))
 
 
