@@ -134,6 +134,14 @@ def methods(corpus_name: str, args):
     return table
 
 
+def warm_up(args) -> None:
+    """Every trainer once on 300 small documents, so that no timing includes numba's
+    compilation (or a cache load)."""
+    tiny, _, _ = synthetic(300)
+    for trainer in methods("synthetic", args).values():
+        trainer(tiny, 0, args)
+
+
 def run_corpus(name: str, args) -> list[dict]:
     train, test, truth = load(name, args.quick)
     held_out, _, _ = restrict_to_words(test[:args.test_docs], occurring_words(train.counts))
@@ -190,6 +198,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="3,000-4,000 training documents")
     parser.add_argument("--output", default="hdp_peers")
     args = parser.parse_args()
+    warm_up(args)
     rows = []
     for name in args.corpora.split(","):
         rows += run_corpus(name, args)
