@@ -240,11 +240,15 @@ class Experiment:
 
 
 # --- the six experiments --------------------------------------------------------------------------
-def _perplexity_vs_k_grid(options, source, say):
-    methods = choose_methods(options.methods, PAPER_METHODS, say)
-    return [options.cell(source, split, seed, method, k)
-            for split, seed in options.replicates() for method in methods
-            for k in topics_grid(options, source)]
+def _methods_by_k(default_methods, topics):
+    """The grid of one cell per replicate, method (``default_methods`` unless chosen) and K of
+    ``topics(options, source)``, every other setting the options' own."""
+    def grid(options, source, say):
+        methods = choose_methods(options.methods, default_methods, say)
+        return [options.cell(source, split, seed, method, k)
+                for split, seed in options.replicates() for method in methods
+                for k in topics(options, source)]
+    return grid
 
 
 def _score_against_k(cell, result):
@@ -296,24 +300,10 @@ def _alpha_update_points(cell, result):
                   result["log_perplexity"])]
 
 
-def _boosting_grid(options, source, say):
-    methods = choose_methods(options.methods, BOOSTING_METHODS, say)
-    return [options.cell(source, split, seed, method, k)
-            for split, seed in options.replicates() for method in methods
-            for k in topics_grid(options, source)]
-
-
 def _boosting_points(cell, result):
     base = cell.method.rstrip("+")
     return [point(f"{base} vs {base}++", cell.method, cell.n_topics, "log_perplexity",
                   result["log_perplexity"])]
-
-
-def _time_grid(options, source, say):
-    methods = choose_methods(options.methods, PAPER_METHODS, say)
-    return [options.cell(source, split, seed, method, k)
-            for split, seed in options.replicates() for method in methods
-            for k in single_topics(options, source)]
 
 
 def _time_points(cell, result):
@@ -324,7 +314,7 @@ def _time_points(cell, result):
 
 EXPERIMENTS: dict[str, Experiment] = {experiment.name: experiment for experiment in (
     Experiment("perplexity-vs-k", "Figure 1", "held-out score against the number of topics K",
-               _perplexity_vs_k_grid, _score_against_k,
+               _methods_by_k(PAPER_METHODS, topics_grid), _score_against_k,
                x_label="number of topics K (log scale)", x_log=True),
     Experiment("through-iterations", "Figure 3",
                "held-out score as documents stream in (held-out tokens of the words seen by the "
@@ -343,10 +333,10 @@ EXPERIMENTS: dict[str, Experiment] = {experiment.name: experiment for experiment
                x_label="step-size exponent kappa (rho_i = i^-kappa)",
                series_title="alpha update", x_title="kappa"),
     Experiment("boosting", "Figures 4-5", "boosted inference (++) against plain online EM",
-               _boosting_grid, _boosting_points,
+               _methods_by_k(BOOSTING_METHODS, topics_grid), _boosting_points,
                x_label="number of topics K (log scale)", x_log=True),
     Experiment("time", "Table 1", "training wall time per method (evaluation excluded)",
-               _time_grid, _time_points, x_label="method",
+               _methods_by_k(PAPER_METHODS, single_topics), _time_points, x_label="method",
                values=("train_seconds", "documents_per_second", "log_perplexity"),
                plot_kind="bar"),
 )}
