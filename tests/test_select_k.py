@@ -34,6 +34,8 @@ def test_select_k_recommends_the_planted_k(tmp_path, capsys):
     by_k = {row["n_topics"]: row for row in result["scores"]}
     assert by_k[3]["log_perplexity"] > by_k[5]["log_perplexity"] + 3 * by_k[5]["standard_error"]
     assert json.loads((out / "select-k.json").read_text())["recommended_k"] == 5
+    # coherence is shown beside: planted topics are coherent, fewer topics merge them
+    assert by_k[5]["npmi_coherence"] > by_k[3]["npmi_coherence"]
     assert (out / "perplexity-vs-k.md").is_file()
     # the same runs are cells: a second call computes nothing and prints the table
     assert main(["select-k", "synthetic", "-k", "3,5,10", "-o", str(out), *PLANTED]) == 0

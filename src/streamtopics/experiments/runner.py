@@ -26,12 +26,16 @@ from ..atomic import atomic_write
 from ..corpus.corpus import occurring_words, restrict_to_words
 from ..errors import InputError
 from ..estimators.online_lda import OnlineLDA
+from ..evaluation import npmi_coherence
 from ..inference.presets import ALPHA_UPDATES, PRESETS, STEP_SIZES, resolve_method
 from ..reporting.plots import MISSING_MATPLOTLIB
 from ..reporting.progressive import ProgressiveEvaluation
 from ..reporting.tables import summarize
 from .cells import Cell, CellStore
 from .data import CorpusSource, ExperimentSplit
+
+COHERENCE_TOP_WORDS = 10  # the top words of each topic whose NPMI a cell records
+
 
 class UnavailableCell(Exception):
     """The cell needs a part this installation does not have (a preset or an alpha update)."""
@@ -144,10 +148,17 @@ def run_cell(cell: Cell, split: ExperimentSplit, on_documents: Callable[[int], N
         "documents_per_second": final.documents_seen / final.train_seconds,
         "eval_documents": final.n_documents, "eval_tokens": final.n_tokens,
         "alpha_mean": float(model.doc_topic_prior_.mean()),
+        "npmi_coherence": _mean_npmi(model.components_, split.train),
         "initial_alpha": prior_description,
         "method": model.method_.as_dict(),
         "trace": [record.as_dict() for record in evaluation.records] if cell.eval_every else [],
     }
+
+
+def _mean_npmi(beta, reference, n_top: int = COHERENCE_TOP_WORDS) -> float:
+    """Mean NPMI coherence of the topics' top words on the training documents
+    (`evaluation.npmi_coherence`; fewer top words when the vocabulary is smaller)."""
+    return float(npmi_coherence(beta, reference, min(n_top, beta.shape[1])).mean())
 
 
 def _describe(split: ExperimentSplit, cell: Cell) -> dict:

@@ -13,6 +13,11 @@ within one standard error of the best score: the one-standard-error rule (Breima
 Hastie, Tibshirani & Friedman 2009, section 7.10), which prefers the simpler model among those
 the held-out data cannot tell apart. A larger K that fits the held-out documents no better than
 noise allows is not recommended.
+
+The table also shows each K's mean NPMI coherence of the topics' top 10 words on the training
+documents (Bouma 2009; Lau et al. 2014; `evaluation.npmi_coherence`), for the reader: it is not
+part of the rule, because coherence measures how interpretable topics look, not how well the
+model predicts, and it rewards fewer, broader topics on some corpora and more on others.
 """
 
 from __future__ import annotations
@@ -43,11 +48,12 @@ class KScore:
     standard_error: float
     replicates: int
     train_seconds: float
+    npmi: float | None = None  # mean NPMI coherence of the top 10 words (None: older cells)
 
     def as_dict(self) -> dict:
         return {"n_topics": self.n_topics, "log_perplexity": self.mean,
                 "standard_error": self.standard_error, "replicates": self.replicates,
-                "train_seconds": self.train_seconds}
+                "train_seconds": self.train_seconds, "npmi_coherence": self.npmi}
 
 
 @dataclass(frozen=True)
@@ -70,12 +76,14 @@ class KSelection:
 
     def table(self) -> str:
         """A plain-text table of the scores, the recommended K marked."""
-        lines = [f"{'K':>6}  {'log-perplexity/doc':>18}  {'± se':>8}  {'runs':>4}  {'train s':>8}"]
+        lines = [f"{'K':>6}  {'log-perplexity/doc':>18}  {'± se':>8}  {'NPMI':>6}  {'runs':>4}  "
+                 f"{'train s':>8}"]
         for score in self.scores:
             mark = "  <- recommended" if score.n_topics == self.recommended else (
                 "  (best score)" if score.n_topics == self.best else "")
+            npmi = "" if score.npmi is None else f"{score.npmi:.3f}"
             lines.append(f"{score.n_topics:>6}  {score.mean:>18.3f}  {score.standard_error:>8.3f}"
-                         f"  {score.replicates:>4}  {score.train_seconds:>8.1f}{mark}")
+                         f"  {npmi:>6}  {score.replicates:>4}  {score.train_seconds:>8.1f}{mark}")
         return "\n".join(lines)
 
 
@@ -90,8 +98,10 @@ def k_scores(results) -> list[KScore]:
         document_se = np.array([r["log_perplexity_se"] for r in by_k[k]], dtype=float)
         spread = values.var(ddof=1) if values.size > 1 else 0.0
         se = math.sqrt((spread + float(np.mean(document_se ** 2))) / values.size)
+        coherences = [r["npmi_coherence"] for r in by_k[k] if "npmi_coherence" in r]
         scores.append(KScore(k, float(values.mean()), se, int(values.size),
-                             float(np.mean([r["train_seconds"] for r in by_k[k]]))))
+                             float(np.mean([r["train_seconds"] for r in by_k[k]])),
+                             float(np.mean(coherences)) if coherences else None))
     return scores
 
 
