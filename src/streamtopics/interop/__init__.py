@@ -5,9 +5,10 @@ itself is not needed for `to_pyldavis`, which returns plain arrays).
 """
 
 from .frames import doc_topic_frame
-from .gensim import from_gensim, to_gensim
+from .gensim import corpus_from_gensim, from_gensim, read_gensim_dictionary, to_gensim
 from .pyldavis import to_pyldavis, write_pyldavis_json
 from .sklearn import best_finite_index, use_pipeline_vocabulary
 
-__all__ = ["to_pyldavis", "write_pyldavis_json", "to_gensim", "from_gensim", "doc_topic_frame",
+__all__ = ["to_pyldavis", "write_pyldavis_json", "to_gensim", "from_gensim", "corpus_from_gensim",
+           "read_gensim_dictionary", "doc_topic_frame",
            "use_pipeline_vocabulary", "best_finite_index"]

@@ -12,12 +12,21 @@ in effect (E_q[log beta] = log beta up to O(1 / pseudo_counts)), so gensim's inf
 (``get_topics()``), alpha, eta and vocabulary: ``transform`` then infers documents by CVB0 with
 those topics fixed, and ``save`` writes the safe streamtopics model file that every command
 (``topics``, ``evaluate``, ``report``) reads.
+
+`corpus_from_gensim` reads a gensim bag-of-words corpus with its ``Dictionary``, and
+`read_gensim_dictionary` a dictionary written by ``save_as_text``, so that gensim's
+MatrixMarket files load with their words: ``load_corpus("corpus.mm",
+vocabulary=read_gensim_dictionary("dictionary.txt"))``.
 """
 
 from __future__ import annotations
 
-import numpy as np
+import os
 
+import numpy as np
+import scipy.sparse as sp
+
+from ..corpus.corpus import Corpus
 from ..errors import InputError
 from ..estimators.cvb0_lda import CVB0LDA
 
@@ -75,3 +84,62 @@ def from_gensim(lda, transform_passes: int = 50) -> CVB0LDA:
     model.vocabulary_ = np.asarray([lda.id2word[i] for i in range(topics.shape[1])], dtype=str)
     model.n_iter_ = 0
     return model
+
+
+# --- gensim's corpora -----------------------------------------------------------------------------
+def read_gensim_dictionary(path) -> list[str]:
+    """The words of a gensim ``Dictionary`` written by ``save_as_text`` (no gensim needed), in
+    id order: a first line with the number of documents, then ``id<TAB>word<TAB>document
+    frequency`` lines in any order. Ids must be 0 .. V-1 (gensim's ``compactify`` makes them
+    so); an InputError names the line otherwise. (``Dictionary.save`` pickles: not read.)"""
+    words: dict[int, str] = {}
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            fields = line.rstrip("\n").split("\t")
+            if number == 1 and len(fields) == 1 and fields[0].strip().isdigit():
+                continue  # the number of documents
+            if not line.strip():
+                continue
+            if len(fields) != 3 or not fields[0].isdigit():
+                raise InputError("expected 'id<TAB>word<TAB>document frequency' (a gensim "
+                                 "Dictionary.save_as_text file)", path, number)
+            identifier = int(fields[0])
+            if identifier in words:
+                raise InputError(f"id {identifier} appears twice", path, number)
+            words[identifier] = fields[1]
+    if sorted(words) != list(range(len(words))):
+        missing = sorted(set(range(max(words, default=-1) + 1)) - set(words))[:5]
+        raise InputError(f"ids are not 0..{len(words) - 1} (missing {missing}): call "
+                         f"dictionary.compactify() before save_as_text", path)
+    return [words[i] for i in range(len(words))]
+
+
+def corpus_from_gensim(bow, dictionary) -> Corpus:
+    """A `Corpus` of a gensim bag-of-words corpus (any iterable of documents, each a list of
+    ``(word id, count)``: a list, ``MmCorpus``, ...) over ``dictionary`` (a gensim
+    ``Dictionary``, a word list in id order, or a ``save_as_text`` file). Needs no gensim."""
+    if isinstance(dictionary, (str, os.PathLike)):
+        vocabulary = read_gensim_dictionary(dictionary)
+    elif hasattr(dictionary, "token2id"):
+        by_id = {i: word for word, i in dictionary.token2id.items()}
+        vocabulary = [by_id[i] for i in range(len(by_id))]
+    else:
+        vocabulary = [str(word) for word in dictionary]
+    rows, columns, values = [], [], []
+    n_documents = 0
+    for n_documents, document in enumerate(bow, start=1):
+        for entry in document:
+            word, count = int(entry[0]), entry[1]
+            if not 0 <= word < len(vocabulary):
+                raise InputError(f"document {n_documents}: word id {word} is outside the "
+                                 f"dictionary's {len(vocabulary)} words")
+            if count < 0 or count != int(count):
+                raise InputError(f"document {n_documents}: count {count} of word id {word} is "
+                                 f"not a whole number >= 0")
+            rows.append(n_documents - 1)
+            columns.append(word)
+            values.append(int(count))
+    counts = sp.csr_matrix((np.asarray(values, dtype=np.int64), (rows, columns)),
+                           shape=(n_documents, len(vocabulary)))
+    counts.sum_duplicates()
+    return Corpus(counts, vocabulary)
