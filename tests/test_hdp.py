@@ -217,3 +217,31 @@ def test_vargibbs_grows_and_resumes_exactly(corpus, tmp_path):
     np.testing.assert_array_equal(resumed.components_, straight.components_)
     np.testing.assert_array_equal(resumed.topic_weights_, straight.topic_weights_)
     assert straight.n_topics_ > 2 and resumed.method == "vargibbs"
+
+
+def test_streamed_training_interrupted_twice_resumes_bit_identical(tmp_path, corpus):
+    """`train_stream` over a docword file with checkpoints, interrupted at documents that are not
+    checkpoint boundaries and resumed: the same topics, sticks, T history and statistics as an
+    uninterrupted run (topics are opened and pruned on the way)."""
+    from helpers import Interrupted, stop_at
+    from streamtopics.training import train_stream
+    from test_cli_fit import write_docword
+
+    source = tmp_path / "train.docword.txt"
+    write_docword(source, corpus.counts)
+    (tmp_path / "vocab.txt").write_text("\n".join(f"w{i}" for i in range(60)) + "\n")
+    make = lambda: OnlineHDP(max_topics=40, stick_concentration=1.0, batch_size=20,
+                             local_passes=6, random_state=5)
+    reference = make()
+    train_stream(reference, source)
+    checkpoint = tmp_path / "run.ckpt"
+    for documents in (70, 190):
+        with pytest.raises(Interrupted):
+            train_stream(make(), source, checkpoint=checkpoint, checkpoint_every=40,
+                         resume=True, progress=stop_at(documents))
+    resumed = make()
+    train_stream(resumed, source, checkpoint=checkpoint, checkpoint_every=40, resume=True)
+    assert resumed.n_topics_history_ == reference.n_topics_history_
+    assert len(set(reference.n_topics_history_)) > 1
+    for name, array in reference._state_arrays().items():
+        np.testing.assert_array_equal(resumed._state_arrays()[name], array)
