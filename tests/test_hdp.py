@@ -245,3 +245,17 @@ def test_streamed_training_interrupted_twice_resumes_bit_identical(tmp_path, cor
     assert len(set(reference.n_topics_history_)) > 1
     for name, array in reference._state_arrays().items():
         np.testing.assert_array_equal(resumed._state_arrays()[name], array)
+
+
+def test_progressive_evaluation_scores_the_hdp_as_score_does(corpus):
+    """fit(callback=ProgressiveEvaluation) scores each step's HDP with the rest of the stick (the
+    held-out curve through iterations of Figure 10); its last record is model.score."""
+    from streamtopics.reporting.progressive import ProgressiveEvaluation
+    train, test = corpus[:250], corpus[250:]
+    evaluation = ProgressiveEvaluation(test, every=100, n_particles=20, seed=1)
+    model = OnlineHDP(max_topics=12, batch_size=50, local_passes=6, random_state=1)
+    model.fit(train, callback=evaluation)
+    evaluation.finish(model)
+    assert [r.documents_seen for r in evaluation.records][-1] == 250
+    assert -evaluation.records[-1].log_perplexity_per_document == pytest.approx(
+        model.score(test), rel=1e-12)

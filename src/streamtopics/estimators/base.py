@@ -281,7 +281,7 @@ class TopicModelEstimator:
         documents = documents if isinstance(documents, Corpus) else Corpus(documents)
         seed = self.random_state if isinstance(self.random_state, (int, np.integer)) \
             and not isinstance(self.random_state, bool) and self.random_state >= 0 else 0
-        beta, alpha = self._scored_parameters()
+        beta, alpha = self.held_out_parameters()
         result = left_to_right(beta, alpha, documents, n_particles=self.SCORE_PARTICLES,
                                seed=int(seed))
         impossible = np.isneginf(result.log_likelihoods)
@@ -299,8 +299,9 @@ class TopicModelEstimator:
                              f"(NaN or +inf): its topics or alpha are not finite")
         return result
 
-    def _scored_parameters(self) -> tuple[np.ndarray, np.ndarray]:
-        """(beta, alpha) of the LDA that `_held_out` scores: the fitted topics and alpha (an HDP
+    def held_out_parameters(self) -> tuple[np.ndarray, np.ndarray]:
+        """(beta, alpha) of the LDA whose held-out likelihood is the model's (`score`,
+        `perplexity`, `reporting.ProgressiveEvaluation`): the fitted topics and alpha (an HDP
         adds the rest of its stick, `OnlineHDP.to_lda`)."""
         return self.components_, self.doc_topic_prior_
 

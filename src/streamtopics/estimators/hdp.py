@@ -251,7 +251,7 @@ class OnlineHDP(OnlineLDA):
         uniform = np.full((1, beta.shape[1]), 1.0 / beta.shape[1])
         return np.vstack([beta, uniform]), sticks.copy()
 
-    def _scored_parameters(self) -> tuple[np.ndarray, np.ndarray]:
+    def held_out_parameters(self) -> tuple[np.ndarray, np.ndarray]:
         """Held-out scores (`score`, `perplexity`) are left-to-right under `to_lda`: the used
         topics with alpha_k = b pi_k plus the rest of the stick as one uniform topic."""
         return self.to_lda()

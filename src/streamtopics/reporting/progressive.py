@@ -64,7 +64,10 @@ class ProgressRecord:
 
 def topic_parameters_of(model):
     """(beta K x V, alpha K) of what a training callback receives: an estimator (`OnlineLDA.fit`
-    passes itself) or the engine (`OnlineEM.fit` passes itself)."""
+    passes itself; its `held_out_parameters`, which for an HDP include the rest of the stick)
+    or the engine (`OnlineEM.fit` passes itself)."""
+    if hasattr(model, "held_out_parameters"):
+        return model.held_out_parameters()
     if hasattr(model, "components_"):
         return model.components_, model.doc_topic_prior_
     return model.components(), model.doc_topic_prior()
