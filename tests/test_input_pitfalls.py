@@ -171,3 +171,14 @@ def test_outputs_into_a_missing_directory_are_refused_before_any_work(model_path
                     ["report", str(model_path), "-o", str(missing / "r.html")]):
         assert main(command) == 2
         assert f"{missing}: the output's directory does not exist" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("options, problem", [
+    (["-k", "0"], "OnlineLDA: n_topics must be an integer >= 1, got 0"),
+    (["-k", "5", "--batch-size", "0"], "batch_size must be an integer >= 1, got 0"),
+    (["-k", "5", "--method", "cvb0", "--alpha", "-1"], "doc_topic_prior"),
+])
+def test_fit_checks_option_values_before_reading_the_input(tmp_path, capsys, options, problem):
+    assert main(["fit", str(tmp_path / "not-there"), *options, "-o", str(tmp_path / "m")]) == 2
+    err = capsys.readouterr().err
+    assert problem in err and "not-there" not in err

@@ -32,6 +32,7 @@ from ..corpus.corpus import occurring_words, restrict_to_words
 from ..inference.presets import PRESETS
 from ..reporting.progressive import METRICS, ProgressiveEvaluation, strict_record
 from ..training import train_stream
+from ..validation import validate_parameters
 from . import fit_backend, fit_labeled
 from .common import (add_json_flag, add_text_options, emit, positive_int, progress,
                      read_training_corpus, report_reading, text_options, use_threads)
@@ -149,6 +150,7 @@ def run(args) -> int:
     if not args.load_limit >= 0:
         raise InputError("--load-limit must be >= 0 MB")
     model = _build_model(args)
+    validate_parameters(model)  # K, batch size, priors...: before any input is read
     plan = plan_reading(args, BATCH_METHODS)
     if plan.note is not None:
         print(plan.note, file=sys.stderr)
