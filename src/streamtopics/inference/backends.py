@@ -21,6 +21,7 @@ within a sweep (AD-LDA's approximation, Newman et al. 2009, gives up exactness).
 from __future__ import annotations
 
 import threading
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
@@ -31,9 +32,11 @@ from .estep_chunks import (BLOCK_DOCUMENTS, chunk_bounds, fixed_chunk_bounds,
 BACKENDS = ("serial", "threads", "dask")
 """The names ``OnlineLDA(backend=...)`` takes (or a `distributed.Client`, or a backend)."""
 
-BACKEND_CHUNKS_PER_WORKER = 4
-"""Chunks per worker when the chunk size is not fixed: several, so that a fast worker takes
-more of them (chunks are whole runs of blocks and need not divide the minibatch evenly)."""
+BACKEND_CHUNKS_PER_WORKER = 2
+"""Chunks per worker when the chunk size is not fixed: two, so that a fast worker takes more
+of them (chunks are whole runs of blocks and need not divide the minibatch evenly), and not
+more, since every chunk carries the weights of its own words and neighbouring chunks share
+most of them (bytes per step grow with the chunks)."""
 
 
 @dataclass
@@ -123,7 +126,10 @@ class DaskBackend:
     def __call__(self, function: Callable, chunks: Iterable) -> Iterator:
         chunks = list(chunks)
         self.transfer.workers = self.workers
-        futures = self.client.map(function, chunks, pure=False)
+        with warnings.catch_warnings():  # the chunks travel inside the tasks on purpose: a
+            # task whose worker died is rerun from them (scattered data would be lost with it)
+            warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
+            futures = self.client.map(function, chunks, pure=False)
         try:
             results = self.client.gather(futures)
         finally:
@@ -161,15 +167,14 @@ def is_dask_client(value) -> bool:
 
 @dataclass(frozen=True)
 class BackendObject:
-    """Validation constraint (`streamtopics.validation`): a `distributed.Client` or a backend
-    object of this module."""
+    """Validation constraint (`streamtopics.validation`): a `distributed.Client`, or a backend:
+    an `EStepMap` that says its ``workers`` (those of this module, or a user's wrapper)."""
 
     def accepts(self, value, parameters) -> bool:
-        return is_dask_client(value) or isinstance(value, (SerialBackend, ThreadBackend,
-                                                           DaskBackend))
+        return is_dask_client(value) or (callable(value) and hasattr(value, "workers"))
 
     def __str__(self) -> str:
-        return "a distributed.Client or a backend of streamtopics.inference.backends"
+        return "a distributed.Client or a backend (an EStepMap with workers)"
 
 
 def resolve_backend(spec):

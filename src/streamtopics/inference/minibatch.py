@@ -64,12 +64,15 @@ class Minibatch:
         if start == 0 and stop == self.n_documents:
             return self
         entries = slice(self.doc_ptr[start], self.doc_ptr[stop])
-        words, entry_word = np.unique(self.words[self.entry_word[entries]], return_inverse=True)
+        local = self.entry_word[entries]
+        present = np.zeros(self.words.size, dtype=bool)  # O(entries + U): no sort
+        present[local] = True
+        renumber = np.cumsum(present) - 1
         return Minibatch(doc_ptr=self.doc_ptr[start:stop + 1] - self.doc_ptr[start],
-                         entry_word=entry_word.astype(np.int64).ravel(),
+                         entry_word=renumber[local],
                          entry_count=self.entry_count[entries],
                          token_ptr=self.token_ptr[start:stop + 1] - self.token_ptr[start],
-                         words=words, n_words=self.n_words,
+                         words=self.words[present], n_words=self.n_words,
                          first_document=self.first_document + start,
                          topic_mask=None if self.topic_mask is None
                          else self.topic_mask.rows(start, stop))

@@ -61,7 +61,9 @@ class MinibatchStats:
         """The statistics of the union of both minibatches' documents (exact: sums)."""
         if other.n_words != self.n_words or other.n_topics != self.n_topics:
             raise ValueError("cannot merge statistics of different vocabularies or topic counts")
-        words = np.union1d(self.words, other.words)
+        words = np.concatenate([self.words, other.words])
+        words.sort(kind="stable")  # two sorted runs: a linear-time (radix) sort, no hashing
+        words = words[np.r_[True, words[1:] != words[:-1]]]
         word_topic = np.zeros((words.size, self.n_topics))
         word_topic[np.searchsorted(words, self.words)] += self.word_topic
         word_topic[np.searchsorted(words, other.words)] += other.word_topic

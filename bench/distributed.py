@@ -1,0 +1,323 @@
+"""The E-step on Dask (issue 16): documents/s of the serial backend and of Dask with 1 and 2
+local workers (one process, one thread each; numba threads = 1 everywhere), side by side in one
+run, on two streams trained online by G-OEM (P = 20, one pass):
+
+- debian (train split, V = 10,000), K = 100, minibatches of ``--debian-batch`` documents;
+- a synthetic stream of ``--documents`` (1,000,000) documents made a minibatch at a time from
+  planted topics (K* = K = ``--topics``, V = ``--words``, lengths ~ Poisson(``--length``)),
+  minibatches of ``--batch-size``; ``--measure`` documents of it per configuration (the whole
+  stream by default; the rate is steady after the first step).
+
+Per configuration and stream: documents/s, seconds per step split into the E-step map (tasks
+built, sent, run, gathered) and the client's rest (word weights, tree merge of the chunks,
+M-step), and for Dask the chunks, bytes sent and received per step. The models must be
+bit-identical across backends (checked). The configurations alternate (serial, dask 1,
+dask 2, then again) and each keeps its best repetition, so a burst of load on the shared
+machine shows as a gap between repetitions, not as a speed-up.
+
+The shared 2-CPU host runs other jobs, so besides wall-clock documents/s each run reports CPU
+times: the client process' own CPU per step and each task's thread CPU by worker, whence a
+"CPU-bound" rate, documents / (client CPU + the busiest worker's CPU) per step.
+
+From the synthetic stream's measured CPU costs the script projects the throughput of W = 2, 8,
+32, 128 workers: t_step(W, B) = alpha U(B) / U(B0) + (beta + 1 / bandwidth) bytes(B, W)
++ e B / W, with e the E-step CPU per document (serial), alpha and beta the client CPU per step
+without traffic and per byte (solved from the 1- and 2-worker runs, which send different
+bytes), U(B) the minibatch's distinct words, bytes(B, W) counted from the chunk plan of real
+minibatches, 1 GB/s at the client; and for each W the smallest minibatch (25,600 x 2^j) at
+which the client takes at most 20 % of a step.
+
+Usage: ``python bench/distributed.py [--documents 1000000] [--measure N] [--batch-size 25600]
+[--repeat 2]``. Writes bench/results/distributed.{json,md} and prints the table.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ["NUMBA_NUM_THREADS"] = "1"  # before numba loads, here and in the worker processes
+
+import argparse  # noqa: E402
+import functools  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import scipy.sparse as sp  # noqa: E402
+
+BENCH = Path(__file__).resolve().parent
+# this file's name would hide the `distributed` package: import from src/ and site-packages only
+sys.path[:] = [str(BENCH.parent / "src")] + [p for p in sys.path
+                                             if Path(p or ".").resolve() != BENCH]
+
+from streamtopics.corpus.readers import read_corpus_dir  # noqa: E402
+from streamtopics.corpus.synthetic import iter_synthetic_documents, make_topics  # noqa: E402
+from streamtopics.estimators import OnlineLDA  # noqa: E402
+from streamtopics.inference.backends import (BACKEND_CHUNKS_PER_WORKER, DaskBackend,  # noqa: E402
+                                             SerialBackend)
+from streamtopics.inference.estep_chunks import chunk_bounds  # noqa: E402
+
+DEBIAN = Path("/work/shared/corpora/debian")
+BANDWIDTH = 1.0e9  # bytes/s a client's network moves (10 GbE, about 1.2e9 at best)
+CLIENT_SHARE = 0.2
+
+
+def _timed_task(function, task):
+    """``function(task)`` with the CPU seconds of the thread that ran it and its process."""
+    started = time.thread_time()
+    result = function(task)
+    return result, time.thread_time() - started, os.getpid()
+
+
+class Timed:
+    """A backend whose map calls are timed: wall seconds of the E-step (tasks sent, run,
+    gathered) and the CPU seconds of each task, by worker process."""
+
+    def __init__(self, inner):
+        self.inner, self.seconds = inner, 0.0
+        self.workers = inner.workers
+        self.chunk_documents = inner.chunk_documents
+        self.name = inner.name
+        self.task_cpu = 0.0        # all tasks
+        self.critical_cpu = 0.0    # per step, the busiest worker's tasks
+        self.received = 0          # bytes of the statistics returned
+
+    def __call__(self, function, chunks):
+        started = time.perf_counter()
+        results = list(self.inner(functools.partial(_timed_task, function), chunks))
+        self.seconds += time.perf_counter() - started
+        by_worker: dict[int, float] = {}
+        for _, cpu, pid in results:
+            by_worker[pid] = by_worker.get(pid, 0.0) + cpu
+        self.received += sum(result.nbytes for result, _, _ in results)
+        self.task_cpu += sum(by_worker.values())
+        self.critical_cpu += max(by_worker.values())
+        return iter(result for result, _, _ in results)
+
+
+def synthetic_stream(n_documents: int, batch_size: int, n_topics: int, n_words: int,
+                     length: float, seed: int = 16):
+    """CSR minibatches of a planted-topic stream, made as they are read."""
+    beta = make_topics(n_topics, n_words, concentration=0.05, seed=seed)
+    alpha = np.full(n_topics, 0.1)
+    for tokens, _ in iter_synthetic_documents(beta, alpha, n_documents, length, seed=seed + 1,
+                                              chunk_size=batch_size):
+        rows = np.repeat(np.arange(len(tokens)), [t.size for t in tokens])
+        counts = sp.csr_matrix((np.ones(rows.size), (rows, np.concatenate(tokens))),
+                               shape=(len(tokens), n_words))
+        counts.sum_duplicates()
+        yield counts
+
+
+def debian_stream(batch_size: int):
+    counts = read_corpus_dir(DEBIAN).counts.tocsr()
+    for start in range(0, counts.shape[0], batch_size):
+        yield counts[start:start + batch_size]
+
+
+def train(batches, n_topics: int, backend) -> dict:
+    """One configuration over a stream: G-OEM, one pass; wall and CPU times per step."""
+    timed = Timed(backend)
+    model = OnlineLDA(n_topics, method="g-oem", batch_size=10**9, local_passes=20, n_passes=1,
+                      random_state=0, backend=timed)
+    documents = steps = 0
+    started, cpu_started = time.perf_counter(), time.process_time()
+    for counts in batches:
+        model.partial_fit(counts)
+        documents += counts.shape[0]
+        steps += 1
+    seconds = time.perf_counter() - started
+    in_process = timed.task_cpu if backend.name == "serial" else 0.0
+    client_cpu = (time.process_time() - cpu_started - in_process) / steps
+    critical = client_cpu + timed.critical_cpu / steps
+    row = {"backend": backend.name, "workers": backend.workers, "documents": documents,
+           "steps": steps, "seconds": seconds, "documents_per_second": documents / seconds,
+           "estep_seconds_per_step": timed.seconds / steps,
+           "client_seconds_per_step": (seconds - timed.seconds) / steps,
+           "task_cpu_per_step": timed.task_cpu / steps, "client_cpu_per_step": client_cpu,
+           "busiest_worker_cpu_per_step": timed.critical_cpu / steps,
+           "cpu_bound_documents_per_second": documents / steps / critical,
+           "components_sha": _digest(model.components_)}
+    transfer = getattr(backend, "transfer", None)
+    if transfer is not None:
+        row.update(chunks_per_step=transfer.chunks / transfer.steps,
+                   bytes_sent_per_step=transfer.sent / transfer.steps,
+                   bytes_received_per_step=timed.received / transfer.steps)
+        transfer.steps = transfer.chunks = transfer.sent = transfer.received = 0
+    return row
+
+
+def _digest(array) -> str:
+    import hashlib
+    return hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()[:16]
+
+
+def start_cluster(n_workers: int) -> DaskBackend:
+    backend = DaskBackend.start(n_workers=n_workers, threads_per_worker=1)
+    warm = synthetic_stream(400, 400, 4, 50, 20.0)  # workers compile the kernels before timing
+    train(warm, 4, backend)
+    return backend
+
+
+def compare(name: str, make_batches, n_topics: int, backends: dict, repeat: int) -> list[dict]:
+    """Alternate the configurations ``repeat`` times; keep each one's fastest run."""
+    best: dict[str, dict] = {}
+    for round_ in range(repeat):
+        for label, backend in backends.items():
+            row = train(make_batches(), n_topics, backend)
+            load = os.getloadavg()[0]
+            print(f"{name} {label} round {round_ + 1}: {row['documents_per_second']:.0f} "
+                  f"documents/s (load {load:.1f})", flush=True)
+            row.update(stream=name, configuration=label, load_average=load)
+            if label not in best or row["seconds"] < best[label]["seconds"]:
+                best[label] = row
+    digests = {row["components_sha"] for row in best.values()}
+    if len(digests) != 1:
+        raise SystemExit(f"{name}: the backends trained different models: {digests}")
+    serial = best["serial"]
+    for row in best.values():
+        row["speedup"] = row["documents_per_second"] / serial["documents_per_second"]
+        row["cpu_bound_speedup"] = (row["cpu_bound_documents_per_second"]
+                                    / serial["cpu_bound_documents_per_second"])
+    return list(best.values())
+
+
+def chunk_bytes(counts, n_topics: int, workers: int) -> tuple[int, int, int]:
+    """(chunks, bytes sent, bytes received) of one step of ``workers`` Dask workers, from the
+    chunk plan of a real minibatch: each chunk's documents (CSR-like arrays, about 28 bytes an
+    entry) and the weights of its words (8 K bytes a word) out, its statistics back."""
+    bounds = chunk_bounds(counts.shape[0], BACKEND_CHUNKS_PER_WORKER * workers)
+    sent = received = 0
+    for start, stop in bounds:
+        part = counts[start:stop]
+        words = np.unique(part.indices).size
+        sent += part.nnz * 24 + (stop - start + 1) * 16 + words * (8 * n_topics + 8)
+        received += words * (8 * n_topics + 8) + 8 * n_topics
+    return len(bounds), sent, received
+
+
+def project(rows: list[dict], args) -> dict:
+    """Throughput of W workers from the synthetic stream's measured CPU costs (see the module
+    docstring): t_step = alpha U(B) / U(B0) + (beta + 1 / bandwidth) bytes(B, W) + e B / W."""
+    serial, one, two = (next(r for r in rows if r["configuration"] == name)
+                        for name in ("serial", "dask-1", "dask-2"))
+    batch = args.batch_size
+    per_document = serial["task_cpu_per_step"] / batch
+    traffic = [r["bytes_sent_per_step"] + r["bytes_received_per_step"] for r in (one, two)]
+    per_byte = max(0.0, (two["client_cpu_per_step"] - one["client_cpu_per_step"])
+                   / (traffic[1] - traffic[0])) if traffic[1] != traffic[0] else 0.0
+    fixed = max(0.0, two["client_cpu_per_step"] - per_byte * traffic[1])
+    sample = {size: next(synthetic_stream(size, size, args.topics, args.words, args.length))
+              for size in (batch * 2 ** j for j in range(5))}
+    distinct = {size: np.unique(counts.indices).size for size, counts in sample.items()}
+    projection = {}
+    for workers in (2, 8, 32, 128):
+        by_size = {}
+        for size, counts in sample.items():
+            chunks, sent, received = chunk_bytes(counts, args.topics, workers)
+            client = fixed * distinct[size] / distinct[batch] \
+                + (per_byte + 1 / BANDWIDTH) * (sent + received)
+            step = client + per_document * size / workers
+            by_size[size] = {"documents_per_second": size / step, "client_share": client / step,
+                             "chunks": chunks, "bytes_sent": sent, "bytes_received": received,
+                             "speedup_vs_serial": size / step
+                             / serial["cpu_bound_documents_per_second"]}
+        enough = [size for size, row in by_size.items() if row["client_share"] <= CLIENT_SHARE]
+        projection[workers] = {"by_batch_size": by_size,
+                               "smallest_batch_size_client_below_share": min(enough, default=None)}
+    return {"estep_cpu_seconds_per_document": per_document,
+            "client_cpu_seconds_per_step_without_traffic": fixed,
+            "client_cpu_seconds_per_byte": per_byte, "distinct_words": distinct,
+            "bandwidth_bytes_per_second": BANDWIDTH, "client_share_limit": CLIENT_SHARE,
+            "workers": projection}
+
+
+def markdown(rows: list[dict], projection: dict, args) -> str:
+    lines = ["# E-step on Dask (bench/distributed.py)", "",
+             f"G-OEM, P = 20, one pass; numba threads = 1; Dask workers: local processes of one "
+             f"thread; host: {os.cpu_count()} CPUs shared with other jobs (load average noted). "
+             f"Each configuration's best of {args.repeat} alternating runs; models bit-identical "
+             f"across backends (sha256 of the topics checked). docs/s: wall clock; CPU-bound "
+             f"docs/s: documents / (client CPU + the busiest worker's task CPU) per step, what "
+             f"dedicated cores would give before transfer time.", "",
+             "| stream | minibatch | configuration | documents | docs/s | speed-up | CPU-bound "
+             "docs/s | CPU-bound speed-up | E-step s/step | client s/step | chunks/step "
+             "| MB sent/step | MB back/step | load |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        mb = (lambda key: f"{r[key] / 1e6:.1f}" if key in r else "-")
+        lines.append(f"| {r['stream']} | {r['batch_size']} | {r['configuration']} | "
+                     f"{r['documents']} | {r['documents_per_second']:.0f} | {r['speedup']:.2f} | "
+                     f"{r['cpu_bound_documents_per_second']:.0f} | "
+                     f"{r['cpu_bound_speedup']:.2f} | "
+                     f"{r['estep_seconds_per_step']:.2f} | {r['client_seconds_per_step']:.3f} | "
+                     f"{r.get('chunks_per_step', 1):.0f} | {mb('bytes_sent_per_step')} | "
+                     f"{mb('bytes_received_per_step')} | {r['load_average']:.1f} |")
+    p = projection
+    lines += ["", f"## Projection (synthetic stream, K = {args.topics}, V = {args.words})", "",
+              f"Measured: E-step {p['estep_cpu_seconds_per_document'] * 1e6:.0f} CPU us/document, "
+              f"client {p['client_cpu_seconds_per_step_without_traffic'] * 1e3:.0f} CPU ms/step "
+              f"at B = {args.batch_size} (scaled by the minibatch's distinct words) plus "
+              f"{p['client_cpu_seconds_per_byte'] * 1e9:.2f} CPU ns per byte sent or received; "
+              f"network {p['bandwidth_bytes_per_second'] / 1e9:.0f} GB/s assumed at the client. "
+              f"Bytes from the chunk plan of real minibatches.", "",
+              "| workers | minibatch | chunks | MB sent/step | MB back/step | docs/s | vs serial "
+              "| client share |", "|---|---|---|---|---|---|---|---|"]
+    for workers, entry in p["workers"].items():
+        for size, row in entry["by_batch_size"].items():
+            lines.append(f"| {workers} | {size} | {row['chunks']} | {row['bytes_sent'] / 1e6:.1f} "
+                         f"| {row['bytes_received'] / 1e6:.1f} | "
+                         f"{row['documents_per_second']:.0f} | "
+                         f"{row['speedup_vs_serial']:.1f} | {row['client_share']:.0%} |")
+    lines += ["", "Smallest minibatch with the client at most "
+              f"{p['client_share_limit']:.0%} of a step: " + ", ".join(
+                  f"{w} workers: {e['smallest_batch_size_client_below_share'] or 'none tried'}"
+                  for w, e in p["workers"].items())]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--documents", type=int, default=1_000_000)
+    parser.add_argument("--measure", type=int, default=None,
+                        help="documents of the synthetic stream trained per configuration")
+    parser.add_argument("--batch-size", type=int, default=25_600)
+    parser.add_argument("--topics", type=int, default=50)
+    parser.add_argument("--words", type=int, default=10_000)
+    parser.add_argument("--length", type=float, default=50.0)
+    parser.add_argument("--debian-batch", type=int, default=6_400)
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--skip-debian", action="store_true")
+    args = parser.parse_args()
+    measure = min(args.measure or args.documents, args.documents)
+    train(synthetic_stream(400, 400, 4, 50, 20.0), 4, SerialBackend())  # compile here too
+    backends = {"serial": SerialBackend(), "dask-1": start_cluster(1), "dask-2": start_cluster(2)}
+    rows = []
+    try:
+        if not args.skip_debian and DEBIAN.exists():
+            for row in compare("debian K=100", lambda: debian_stream(args.debian_batch), 100,
+                               backends, args.repeat):
+                rows.append({**row, "batch_size": args.debian_batch})
+        synthetic = compare(
+            f"synthetic {args.documents} documents, K={args.topics}",
+            lambda: synthetic_stream(measure, args.batch_size, args.topics, args.words,
+                                     args.length), args.topics, backends, args.repeat)
+        rows += [{**row, "batch_size": args.batch_size} for row in synthetic]
+    finally:
+        for backend in backends.values():
+            getattr(backend, "close", lambda: None)()
+    projection = project(synthetic, args)
+    text = markdown(rows, projection, args)
+    results = BENCH / "results"
+    results.mkdir(exist_ok=True)
+    (results / "distributed.json").write_text(json.dumps(
+        {"arguments": vars(args), "measured_documents": measure, "rows": rows,
+         "projection": projection}, indent=2, default=str) + "\n")
+    (results / "distributed.md").write_text(text + "\n")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
