@@ -520,3 +520,83 @@ def opinion_exact_log_likelihood(phi, psi, alpha, omega, words):
                 counts[choice] += 1
         total += probability
     return np.log(total)
+
+
+def hdp_gibbs_sweeps(doc_ptr, entry_word, entry_count, weights, alpha, n_topics, eta, n_words,
+                     stick_concentration, capacity, seed, minibatch, first_document, n_passes,
+                     record_from):
+    """Twin of kernels.hdp_estep.hdp_gibbs_sweeps (dense and plain): every pass visits every
+    document in turn; a token may join a global topic, a topic the minibatch opened (collapsed
+    Dirichlet(eta) predictive of its minibatch tokens) or open one (weight a_* weights[w, T],
+    the rest split by a Beta(1, alpha) draw). Returns (token_topic, entry_topic (entries x T),
+    entry_new (entries x capacity), doc_log_theta (B x T), doc_counts (B x R x (T + capacity)),
+    opened_alpha (capacity), M)."""
+    n_docs = doc_ptr.size - 1
+    has_rest = alpha.size > n_topics
+    rest = alpha[n_topics] if has_rest else 0.0
+    opened_words = np.zeros((weights.shape[0], capacity))
+    opened_alpha = np.zeros(capacity)
+    n_opened = 0
+    entry_topic = np.zeros((entry_word.size, n_topics))
+    entry_new = np.zeros((entry_word.size, capacity))
+    doc_log_theta = np.zeros((n_docs, n_topics))
+    doc_counts = np.zeros((n_docs, n_passes - record_from, n_topics + capacity))
+    entries, states, z, counts = [], [], [], []
+    for d in range(n_docs):
+        entries.append(np.repeat(np.arange(doc_ptr[d], doc_ptr[d + 1]),
+                                 entry_count[doc_ptr[d]:doc_ptr[d + 1]]))
+        states.append(np.array([_stream_seed(seed, minibatch, first_document + d)], dtype=np.uint64))
+        z.append(np.array([sample_topic(weights[entry_word[j], :n_topics], _next_uniform(states[d]))
+                           for j in entries[d]], dtype=np.int64))
+        counts.append(np.bincount(z[d], minlength=n_topics + capacity).astype(float))
+
+    def weights_of(d, w, n):
+        """The token's weights over the global and opened topics, its own token removed."""
+        own = np.zeros(n_topics + n_opened)
+        own[z[d][n]] = 1.0
+        mine = own[n_topics:]
+        opened = ((opened_words[w, :n_opened] - mine + eta)
+                  / (opened_words[:, :n_opened].sum(axis=0) - mine + n_words * eta))
+        return np.concatenate([
+            weights[w, :n_topics] * (counts[d][:n_topics] - own[:n_topics] + alpha[:n_topics]),
+            opened * (counts[d][n_topics:n_topics + n_opened] - mine + opened_alpha[:n_opened])])
+
+    for t in range(n_passes):
+        for d in range(n_docs):
+            order = np.empty(z[d].size, dtype=np.int64)
+            _random_permutation(states[d], z[d].size, order)
+            for n in order:
+                w = entry_word[entries[d][n]]
+                old = z[d][n]
+                counts[d][old] -= 1
+                if old >= n_topics:
+                    opened_words[w, old - n_topics] -= 1
+                opened = ((opened_words[w, :n_opened] + eta)
+                          / (opened_words[:, :n_opened].sum(axis=0) + n_words * eta))
+                probabilities = list(np.concatenate([
+                    weights[w, :n_topics] * (counts[d][:n_topics] + alpha[:n_topics]),
+                    opened * (counts[d][n_topics:n_topics + n_opened] + opened_alpha[:n_opened])]))
+                if has_rest and n_opened < capacity:
+                    probabilities.append(rest * weights[w, n_topics])
+                k = sample_topic(np.array(probabilities), _next_uniform(states[d]))
+                if k == n_topics + n_opened:
+                    stick = 1.0 - (1.0 - _next_uniform(states[d])) ** (1.0 / stick_concentration)
+                    opened_alpha[n_opened] = stick * rest
+                    rest *= 1.0 - stick
+                    n_opened += 1
+                z[d][n] = k
+                counts[d][k] += 1
+                if k >= n_topics:
+                    opened_words[w, k - n_topics] += 1
+        if t < record_from:
+            continue
+        for d in range(n_docs):
+            for n, j in enumerate(entries[d]):
+                conditional = weights_of(d, entry_word[j], n)
+                entry_topic[j] += conditional[:n_topics] / conditional.sum()
+                entry_new[j, :n_opened] += conditional[n_topics:] / conditional.sum()
+            doc_log_theta[d] += (digamma(alpha[:n_topics] + counts[d][:n_topics])
+                                 - digamma(alpha.sum() + z[d].size))
+            doc_counts[d, t - record_from, :n_topics + n_opened] = counts[d][:n_topics + n_opened]
+    flat = np.concatenate(z) if z else np.zeros(0, dtype=np.int64)
+    return flat, entry_topic, entry_new, doc_log_theta, doc_counts, opened_alpha, n_opened

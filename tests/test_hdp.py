@@ -259,3 +259,36 @@ def test_progressive_evaluation_scores_the_hdp_as_score_does(corpus):
     assert [r.documents_seen for r in evaluation.records][-1] == 250
     assert -evaluation.records[-1].log_perplexity_per_document == pytest.approx(
         model.score(test), rel=1e-12)
+
+
+@pytest.mark.parametrize("has_rest", [True, False])
+def test_kernel_matches_its_numpy_twin(has_rest):
+    """kernels.hdp_estep against tests/naive.py's plain twin on 6 documents that open topics:
+    the same samples (token topics, opened topics, stick draws) and the same records."""
+    import naive
+    counts = generate_synthetic(n_topics=3, n_words=12, n_documents=6, mean_length=9,
+                                alpha=0.3, seed=4)[0].counts
+    batch = Minibatch.from_counts(counts)
+    rng = np.random.default_rng(0)
+    weights = rng.dirichlet(np.ones(batch.words.size), size=2).T
+    weights = np.column_stack([weights, np.full(batch.words.size, 1.0 / 12)])
+    alpha = np.array([0.4, 0.2, 0.9]) if has_rest else np.array([0.4, 0.2])
+    capacity, passes, record_from = 5, 6, 3
+    expected = naive.hdp_gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count,
+                                      weights, alpha, 2, 0.1, 12, 1.5, capacity, 9, 2, 0,
+                                      passes, record_from)
+    topics = np.zeros(batch.n_tokens, dtype=np.int64)
+    entry_topic, entry_new = np.zeros((batch.n_entries, 2)), np.zeros((batch.n_entries, capacity))
+    doc_log_theta = np.zeros((6, 2))
+    doc_counts = np.zeros((6, passes - record_from, 2 + capacity))
+    opened_alpha = np.zeros(capacity)
+    n_opened = hdp_gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count,
+                                batch.token_ptr, weights, alpha, 2, digamma(alpha),
+                                float(digamma(alpha.sum())), 0.1, 12, 1.5, capacity, 9, 2, 0,
+                                passes, record_from, topics, entry_topic, entry_new,
+                                doc_log_theta, doc_counts, opened_alpha)
+    assert n_opened == expected[6] and (n_opened > 0) == has_rest
+    np.testing.assert_array_equal(topics, expected[0])
+    for got, want in zip((entry_topic, entry_new, doc_log_theta, doc_counts, opened_alpha),
+                         expected[1:6]):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
