@@ -545,7 +545,8 @@ def hdp_gibbs_sweeps(doc_ptr, entry_word, entry_count, weights, alpha, n_topics,
     for d in range(n_docs):
         entries.append(np.repeat(np.arange(doc_ptr[d], doc_ptr[d + 1]),
                                  entry_count[doc_ptr[d]:doc_ptr[d + 1]]))
-        states.append(np.array([_stream_seed(seed, minibatch, first_document + d)], dtype=np.uint64))
+        states.append(np.array([_stream_seed(seed, minibatch, first_document + d)],
+                               dtype=np.uint64))
         z.append(np.array([sample_topic(weights[entry_word[j], :n_topics], _next_uniform(states[d]))
                            for j in entries[d]], dtype=np.int64))
         counts.append(np.bincount(z[d], minlength=n_topics + capacity).astype(float))

@@ -193,7 +193,8 @@ def test_expected_tables_match_the_antoniak_law_by_enumeration():
     from streamtopics.inference.hdp_estep import HDPGibbsRun
     from scipy.special import gammaln
     for c in (0.3, 1.0, 4.5):
-        weights = np.array([2.0, 3.0, 1.0]) * c ** np.arange(1, 4) * np.exp(gammaln(c) - gammaln(c + 3))
+        stirling = np.array([2.0, 3.0, 1.0])
+        weights = stirling * c ** np.arange(1, 4) * np.exp(gammaln(c) - gammaln(c + 3))
         assert weights.sum() == pytest.approx(1.0)
         exact = (weights * np.arange(1, 4)).sum()
         counts = np.array([[[3.0]]])  # one document, one recorded pass, one topic

@@ -5,16 +5,18 @@
     model.topic_weights_       # pi (T), the corpus stick weights; rest_weight_ = pi_*
     model.components_          # T x V topics
 
-``method="g-oem"`` is Dupuy (2017), section 3.4: Algorithm 1 (the same `OnlineEM` as LDA, its
-step sizes, checkpoints and exact resume) with a local Gibbs step that may open topics
-(`inference.hdp_estep`, thesis p. 60), statistics of eq. 16 and the M-step of eq. 17's box:
-beta from s2, a = b (pi, pi_*) by Minka's fixed point over the T topics and the rest of the stick
-(`inference.sticks`). How topics come and go:
+``method="g-oem"`` is Dupuy (2017), section 3.4 (``method="vargibbs"``: the Bayesian baseline
+of section 3.4.2, eq. 18, on the same loop; docs/hdp.md): Algorithm 1 (the same `OnlineEM` as
+LDA, its step sizes, checkpoints and exact resume) with a local Gibbs step that may open topics
+(`inference.hdp_estep`, thesis p. 60), statistics of eq. 16 and the M-step of eq. 17's box: beta
+from S2 (the thesis' numbering), a = b (pi, pi_*) by Minka's fixed point over the T topics and
+the rest of the stick (`inference.sticks`). How topics come and go:
 
 * **growth** (thesis p. 60): a token opens a topic with probability proportional to a_* / V; its
-  stick pibar ~ Beta(1, ``stick_concentration``) splits the rest; the topics a minibatch opened
-  are numbered in creation order and share one split of a_* (spec G3), and s_{i-1} is padded so
-  that padding moves no parameter (G4, `SufficientStats.add_topics`);
+  stick pibar ~ Beta(1, ``stick_concentration``) splits the rest; a topic one document opens is
+  shared with the minibatch's other documents, the opened topics get their M-step weights from
+  the rest by their use (`inference.hdp_estep`, where the spec's G3 is closed differently), and
+  s_{i-1} is padded so that padding moves no parameter (G4, `SufficientStats.add_topics`);
 * **pruning** (not in the thesis; G6): after each M-step a topic whose share of the expected
   tokens is below ``prune_share`` is dropped and its a_k joins the rest;
 * **cap**: a minibatch opens topics only while T < ``max_topics`` (the new-topic probability is
@@ -130,7 +132,8 @@ class OnlineHDP(OnlineLDA):
         "max_vocabulary": [None, Interval(Integral, 1, None)],
     }
     _parameter_symbols = {**OnlineLDA._parameter_symbols, "initial_topics": "T_0",
-                          "doc_topic_prior": "b, the document concentration", "stick_concentration": "alpha of the sticks"}
+                          "doc_topic_prior": "b, the document concentration",
+                          "stick_concentration": "alpha of the sticks"}
 
     # --- parts ---------------------------------------------------------------------------------
     def _validated_method(self) -> Method:
@@ -272,9 +275,7 @@ class OnlineHDP(OnlineLDA):
         return arrays
 
     def _fitted_metadata(self) -> dict:
-        engine = self._require_fitted()
-        return {"step": engine.step, "seed": engine.seed,
-                "settings": self._fitted_settings.as_dict(),
+        return {**super()._fitted_metadata(),
                 "n_topics_history": [int(t) for t in self.n_topics_history_]}
 
     def _restore_state(self, arrays: dict[str, np.ndarray], metadata: dict) -> None:

@@ -77,7 +77,8 @@ class HDPGibbsEstimator:
     def recorded_passes(self) -> int:
         return max(1, self.passes // 4)
 
-    def begin(self, batch: Minibatch, n_topics: int, seed: int, minibatch_index: int) -> "HDPGibbsRun":
+    def begin(self, batch: Minibatch, n_topics: int, seed: int,
+              minibatch_index: int) -> "HDPGibbsRun":
         return HDPGibbsRun(self, batch, n_topics, seed, minibatch_index)
 
 
@@ -130,7 +131,8 @@ class HDPGibbsRun:
         else:
             second = doc_log_theta.sum(axis=0) / recorded
             if has_rest:
-                second = np.concatenate([second, self._opened_log_theta(prior, counts[:, :, n_topics:])])
+                opened_log_theta = self._opened_log_theta(prior, counts[:, :, n_topics:])
+                second = np.concatenate([second, opened_log_theta])
                 padding = digamma(prior[n_topics:]) - digamma(prior.sum())
         entry_topic = np.hstack([entry_topic, entry_new[:, kept]])
         word_topic = batch.word_totals(entry_topic) / recorded

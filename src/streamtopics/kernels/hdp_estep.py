@@ -6,7 +6,7 @@ component * aggregates every uninstantiated stick; specs/components.md G1) and `
 (U words x (T + 1): beta_wk for k < T, column T the weight of word w under a topic not yet
 instantiated), token n of word w is resampled from
 
-    p(z_n = k)        proportional to (N_k^-n + a_k) beta_wk                        k < T (thesis p. 60)
+    p(z_n = k)        proportional to (N_k^-n + a_k) beta_wk              k < T (thesis p. 60)
     p(z_n = opened m) proportional to (N_m^-n + c_m) (n_mw^-n + eta) / (n_m^-n + V eta)
     p(z_n = new)      proportional to a_* weights[w, T]            (thesis: b (1 - sum pi) / V)
 
