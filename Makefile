@@ -30,6 +30,8 @@ bench: $(BIN)/python
 	$(BIN)/python bench/left_to_right_sparse.py
 	$(BIN)/python bench/boosted_cost.py
 	NUMBA_NUM_THREADS=2 $(BIN)/python bench/thread_speedup.py
+	$(BIN)/python bench/multipass_vs_tomotopy.py --corpus newsarticles
+	$(BIN)/python bench/multipass_vs_tomotopy.py --corpus debian --passes 5 10
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info

@@ -83,6 +83,21 @@ def test_same_seed_same_model(tmp_path, capsys, corpus_dir):
     np.testing.assert_array_equal(*betas)
 
 
+def test_local_sampler_option_picks_the_kernel(tmp_path, capsys, corpus_dir):
+    """--local-sampler reaches the model (and its file); auto at K = 2 is the dense kernel."""
+    directory, _ = corpus_dir
+    betas = {}
+    for sampler in ("auto", "dense", "sparse"):
+        path = tmp_path / f"{sampler}.npz"
+        run_json(capsys, ["fit", str(directory), "-k", "2", "--local-passes", "4", "--passes", "1",
+                          "--seed", "7", "--local-sampler", sampler, "-o", str(path)])
+        arrays, metadata = load_model(path)
+        assert metadata["parameters"]["local_sampler"] == sampler
+        betas[sampler] = arrays["beta"]
+    np.testing.assert_array_equal(betas["auto"], betas["dense"])
+    assert not np.array_equal(betas["sparse"], betas["dense"])
+
+
 @pytest.mark.parametrize("argv,message", [
     (["fit", "{missing}", "-k", "2", "-o", "{out}"], "no such"),
     (["fit", "{dir}", "-k", "0", "-o", "{out}"], "n_topics"),
