@@ -293,3 +293,9 @@ def test_kernel_matches_its_numpy_twin(has_rest):
     for got, want in zip((entry_topic, entry_new, doc_log_theta, doc_counts, opened_alpha),
                          expected[1:6]):
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_vargibbs_without_corpus_size_in_partial_fit_is_a_parameter_error(corpus):
+    from streamtopics.validation import ParameterError
+    with pytest.raises(ParameterError, match="corpus_size=D"):
+        OnlineHDP(method="vargibbs").partial_fit(corpus.counts[:20])

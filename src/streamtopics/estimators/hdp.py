@@ -174,7 +174,10 @@ class OnlineHDP(OnlineLDA):
                             topic_selection=StickSelection(float(self.prune_share)))
         sticks = StickPosteriorMean(settings.corpus_size, float(self.stick_concentration),
                                     float(self.doc_topic_prior))
-        topics = StickDirichlet(settings.corpus_size, eta, unseen_words=self.unseen_words)
+        try:
+            topics = StickDirichlet(settings.corpus_size, eta, unseen_words=self.unseen_words)
+        except ValueError as error:  # no corpus size D (partial_fit), or eta = 0
+            raise ParameterError(f"OnlineHDP(method='vargibbs'): {error}") from None
         return OnlineEM(local, topics, step_size, sticks, seed=seed,
                         topic_selection=StickSelection(float(self.prune_share), sticks))
 
