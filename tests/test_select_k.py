@@ -2,7 +2,9 @@
 command on a planted corpus, where it must recommend the true K."""
 
 import json
+from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from streamtopics.cli.main import main
@@ -17,12 +19,32 @@ def scores(*rows):
     return [KScore(k, mean, se, 2, 0.0) for k, mean, se in rows]
 
 
-def test_the_smallest_k_within_one_standard_error_of_the_best():
-    assert recommend_k(scores((5, 250.0, 2.0), (10, 240.0, 2.0), (20, 239.0, 1.5))) == (10, 20)
-    assert recommend_k(scores((5, 250.0, 2.0), (10, 240.0, 2.0), (20, 237.0, 1.5))) == (20, 20)
-    assert recommend_k(scores((5, 250.0, 2.0), (10, float("inf"), 0.0))) == (5, 5)
+def test_unpaired_the_smallest_k_within_one_standard_error_of_the_best():
+    assert recommend_k(scores((5, 250.0, 2.0), (10, 240.0, 2.0), (20, 239.0, 1.5)))[:2] == (10, 20)
+    assert recommend_k(scores((5, 250.0, 2.0), (10, 240.0, 2.0), (20, 237.0, 1.5)))[:2] == (20, 20)
+    assert recommend_k(scores((5, 250.0, 2.0), (10, float("inf"), 0.0)))[:2] == (5, 5)
     with pytest.raises(InputError, match="no K has a finite held-out score"):
         recommend_k(scores((5, float("nan"), 0.0)))
+
+
+def test_paired_by_document_a_small_consistent_gain_counts():
+    """Documents differ a lot (unpaired SE 10 nats), but K = 20 beats K = 10 on every document
+    by 1 nat: paired, that is far beyond noise, and 20 is recommended; K = 40 beats 20 by 0.01
+    nats, within noise (its paired SE is 0.03), and is not."""
+    rng = np.random.default_rng(0)
+    base = -rng.normal(300, 100, size=100)  # log p(w_d) of 100 held-out documents
+    ten, twenty = base + rng.normal(0, 0.3, size=100), base + 1 + rng.normal(0, 0.3, size=100)
+    wobble = rng.normal(0, 0.3, size=100)
+    forty = twenty + wobble - wobble.mean() + 0.01  # better by 0.01 on average, sd 0.3
+    per_document = {10: ten, 20: twenty, 40: forty}
+    rows = [KScore(k, -float(v.mean()), float(v.std() / 10), 1, 0.0, None, {(0, 0): v})
+            for k, v in per_document.items()]
+    recommended, best, gapped = recommend_k(rows)
+    assert (recommended, best) == (20, 40)
+    assert recommend_k([replace(row, documents={}) for row in rows])[0] == 10  # unpaired
+    by_k = {row.n_topics: row for row in gapped}
+    assert by_k[10].gap == pytest.approx(1.01, abs=0.1) and by_k[10].gap > 3 * by_k[10].gap_se
+    assert by_k[40].gap == 0.0
 
 
 def test_select_k_recommends_the_planted_k(tmp_path, capsys):

@@ -61,6 +61,8 @@ def run(args) -> int:
              f"document (nats, lower is better), mean over {len(args.seeds)} seed(s)\n"
              f"{selection.table()}\n"
              f"recommended K = {selection.recommended} ({RULE})\n"
+             + ("note: that is the largest K tried; a larger K may score better still\n"
+                if selection.largest_k_recommended else "") +
              f"({report.computed} runs computed, {report.reused} reused; wrote "
              f"{args.output}/select-k.json, {report.markdown_path}"
              + (f", {report.plot_path}" if report.plot_path is not None else ", no plot") + ")")

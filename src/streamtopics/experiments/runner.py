@@ -35,6 +35,7 @@ from .cells import Cell, CellStore
 from .data import CorpusSource, ExperimentSplit
 
 COHERENCE_TOP_WORDS = 10  # the top words of each topic whose NPMI a cell records
+PER_DOCUMENT = "document_log_likelihoods"  # a cell's held-out log p(w_d), document by document
 
 
 class UnavailableCell(Exception):
@@ -149,6 +150,8 @@ def run_cell(cell: Cell, split: ExperimentSplit, on_documents: Callable[[int], N
         "eval_documents": final.n_documents, "eval_tokens": final.n_tokens,
         "alpha_mean": float(model.doc_topic_prior_.mean()),
         "npmi_coherence": _mean_npmi(model.components_, split.train),
+        # for comparisons paired by document (select-k); left out of the experiment's JSON
+        PER_DOCUMENT: [round(float(value), 6) for value in evaluation.last_result.log_likelihoods],
         "initial_alpha": prior_description,
         "method": model.method_.as_dict(),
         "trace": [record.as_dict() for record in evaluation.records] if cell.eval_every else [],
@@ -266,7 +269,8 @@ def run_experiment(experiment, source: CorpusSource, options, output_directory,
         "description": experiment.description, "corpus": source.identity,
         "options": asdict(options), "splits": split_descriptions,
         "summary": summary, "skipped": skipped, "failed": failed,
-        "cells": [{"key": cell.key(), "cell": cell.as_dict(), "result": result}
+        "cells": [{"key": cell.key(), "cell": cell.as_dict(),
+                   "result": {k: v for k, v in result.items() if k != PER_DOCUMENT}}
                   for cell, result in results],
         "files": {"markdown": markdown_path.name,
                   "plot": None if plot_path is None else plot_path.name},

@@ -6,13 +6,18 @@ held-out split, left-to-right (Wallach et al. 2009) or document completion, exac
 directory shared with that experiment reuses them, and a run that stopped resumes.
 
 The rule (`recommend_k`): the score of K is the mean held-out log-perplexity per document over
-its replicates (lower is better), with the standard error of that mean, sqrt((s^2 + m) / n), s^2
-the variance across the n replicates (0 when n = 1) and m the mean squared standard error of each
-replicate's mean over held-out documents. The recommended K is the smallest K whose score is
-within one standard error of the best score: the one-standard-error rule (Breiman et al. 1984;
-Hastie, Tibshirani & Friedman 2009, section 7.10), which prefers the simpler model among those
-the held-out data cannot tell apart. A larger K that fits the held-out documents no better than
-noise allows is not recommended.
+its replicates (lower is better). Every K is scored on the same held-out documents, so K is
+compared with the best-scoring K* document by document: the gap g_K is the mean over documents
+of log p(w_d | K*) - log p(w_d | K) (averaged over the replicates both have, paired by split and
+seed), and its standard error sqrt(v_d / D + v_r / R), v_d the variance over the D documents of
+those per-document gaps and v_r the variance of the R replicates' mean gaps (0 when R = 1). The
+recommended K is the smallest K whose gap is within one standard error of 0: the
+one-standard-error rule (Breiman et al. 1984; Hastie, Tibshirani & Friedman 2009, section
+7.10), which prefers the simpler model among those the held-out data cannot tell apart from the
+best. Pairing matters: documents differ far more from each other (the unpaired standard error
+of a mean is tens of nats on real corpora) than one document's score differs between two K.
+Cells stored before per-document scores were recorded fall back to the unpaired comparison
+(each K's own standard error, across replicates and documents).
 
 The table also shows each K's mean NPMI coherence of the topics' top 10 words on the training
 documents (Bouma 2009; Lau et al. 2014; `evaluation.npmi_coherence`), for the reader: it is not
@@ -24,7 +29,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -33,15 +38,19 @@ from ..atomic import atomic_write
 from ..errors import InputError
 from .data import CorpusSource
 from .named import EXPERIMENTS, Options
-from .runner import ExperimentReport, run_experiment
+from .runner import PER_DOCUMENT, ExperimentReport, run_experiment
 
-RULE = ("the smallest K whose mean held-out log-perplexity per document is within one standard "
-        "error of the best (lowest) mean: the one-standard-error rule")
+RULE = ("the smallest K whose held-out log-perplexity per document is within one standard error "
+        "of the best K's, compared document by document: the one-standard-error rule")
 
 
 @dataclass(frozen=True)
 class KScore:
-    """The held-out score of one K over its replicates (nats per document; lower is better)."""
+    """The held-out score of one K over its replicates (nats per document; lower is better).
+
+    ``gap``, ``gap_se``: its paired difference from the best K (`recommend_k`; 0 for the best),
+    None before `recommend_k` or without per-document scores. ``documents``: the per-document
+    log-likelihoods of each replicate, keyed by (split, seed)."""
 
     n_topics: int
     mean: float
@@ -49,10 +58,14 @@ class KScore:
     replicates: int
     train_seconds: float
     npmi: float | None = None  # mean NPMI coherence of the top 10 words (None: older cells)
+    documents: dict = field(default_factory=dict, repr=False, compare=False)
+    gap: float | None = None
+    gap_se: float | None = None
 
     def as_dict(self) -> dict:
         return {"n_topics": self.n_topics, "log_perplexity": self.mean,
-                "standard_error": self.standard_error, "replicates": self.replicates,
+                "standard_error": self.standard_error, "gap_to_best": self.gap,
+                "gap_standard_error": self.gap_se, "replicates": self.replicates,
                 "train_seconds": self.train_seconds, "npmi_coherence": self.npmi}
 
 
@@ -68,52 +81,84 @@ class KSelection:
     def as_dict(self) -> dict:
         report = self.experiment
         return {"recommended_k": self.recommended, "best_scoring_k": self.best, "rule": RULE,
+                "largest_k_recommended": self.largest_k_recommended,
                 "scores": [score.as_dict() for score in self.scores],
                 "cells_computed": report.computed, "cells_reused": report.reused,
                 "failed": report.failed,
                 "files": {"json": str(report.json_path), "markdown": str(report.markdown_path),
                           "plot": None if report.plot_path is None else str(report.plot_path)}}
 
+    @property
+    def largest_k_recommended(self) -> bool:
+        """Whether the recommended K is the largest tried: a larger one may be better still."""
+        return self.recommended == max(score.n_topics for score in self.scores)
+
     def table(self) -> str:
         """A plain-text table of the scores, the recommended K marked."""
-        lines = [f"{'K':>6}  {'log-perplexity/doc':>18}  {'± se':>8}  {'NPMI':>6}  {'runs':>4}  "
-                 f"{'train s':>8}"]
+        lines = [f"{'K':>6}  {'log-perplexity/doc':>18}  {'± se':>8}  {'gap to best ± se':>18}  "
+                 f"{'NPMI':>6}  {'runs':>4}  {'train s':>8}"]
         for score in self.scores:
             mark = "  <- recommended" if score.n_topics == self.recommended else (
                 "  (best score)" if score.n_topics == self.best else "")
             npmi = "" if score.npmi is None else f"{score.npmi:.3f}"
+            gap = "" if score.gap is None else f"{score.gap:.3f} ± {score.gap_se:.3f}"
             lines.append(f"{score.n_topics:>6}  {score.mean:>18.3f}  {score.standard_error:>8.3f}"
-                         f"  {npmi:>6}  {score.replicates:>4}  {score.train_seconds:>8.1f}{mark}")
+                         f"  {gap:>18}  {npmi:>6}  {score.replicates:>4}  "
+                         f"{score.train_seconds:>8.1f}{mark}")
         return "\n".join(lines)
 
 
 def k_scores(results) -> list[KScore]:
     """`KScore`s, by increasing K, of (cell, result) pairs of one method."""
-    by_k: dict[int, list[dict]] = {}
+    by_k: dict[int, list[tuple]] = {}
     for cell, result in results:
-        by_k.setdefault(cell.n_topics, []).append(result)
+        by_k.setdefault(cell.n_topics, []).append((cell, result))
     scores = []
     for k in sorted(by_k):
-        values = np.array([r["log_perplexity"] for r in by_k[k]], dtype=float)
-        document_se = np.array([r["log_perplexity_se"] for r in by_k[k]], dtype=float)
+        runs = [result for _, result in by_k[k]]
+        values = np.array([r["log_perplexity"] for r in runs], dtype=float)
+        document_se = np.array([r["log_perplexity_se"] for r in runs], dtype=float)
         spread = values.var(ddof=1) if values.size > 1 else 0.0
         se = math.sqrt((spread + float(np.mean(document_se ** 2))) / values.size)
-        coherences = [r["npmi_coherence"] for r in by_k[k] if "npmi_coherence" in r]
+        coherences = [r["npmi_coherence"] for r in runs if "npmi_coherence" in r]
+        documents = {(cell.split, cell.seed): np.asarray(result[PER_DOCUMENT])
+                     for cell, result in by_k[k] if PER_DOCUMENT in result}
         scores.append(KScore(k, float(values.mean()), se, int(values.size),
-                             float(np.mean([r["train_seconds"] for r in by_k[k]])),
-                             float(np.mean(coherences)) if coherences else None))
+                             float(np.mean([r["train_seconds"] for r in runs])),
+                             float(np.mean(coherences)) if coherences else None, documents))
     return scores
 
 
-def recommend_k(scores: list[KScore]) -> tuple[int, int]:
-    """(recommended K, best-scoring K) by the rule of the module docstring."""
+def paired_gap(candidate: dict, best: dict) -> tuple[float, float] | None:
+    """(mean over documents of log p(w_d | best) - log p(w_d | candidate), its standard error)
+    over the replicates both score on the same documents (see the module docstring); None when
+    there is none."""
+    common = [r for r in sorted(set(candidate) & set(best)) if candidate[r].shape == best[r].shape]
+    if not common or best[common[0]].size < 2:
+        return None
+    gaps = np.array([best[r] - candidate[r] for r in common])  # replicates x documents
+    per_document = gaps.mean(axis=0)
+    replicate_means = gaps.mean(axis=1)
+    spread = replicate_means.var(ddof=1) / len(common) if len(common) > 1 else 0.0
+    return (float(per_document.mean()),
+            math.sqrt(per_document.var(ddof=1) / per_document.size + spread))
+
+
+def recommend_k(scores: list[KScore]) -> tuple[int, int, list[KScore]]:
+    """(recommended K, best-scoring K, the scores with their gaps to the best) by the rule of
+    the module docstring."""
     finite = [s for s in scores if math.isfinite(s.mean)]
     if not finite:
         raise InputError("no K has a finite held-out score: nothing to recommend")
     best = min(finite, key=lambda s: s.mean)
-    threshold = best.mean + best.standard_error
-    recommended = min(s.n_topics for s in finite if s.mean <= threshold)
-    return recommended, best.n_topics
+    gaps = {s.n_topics: paired_gap(s.documents, best.documents) for s in finite}
+    if all(gap is not None for gap in gaps.values()):
+        scores = [replace(s, gap=gaps[s.n_topics][0], gap_se=gaps[s.n_topics][1])
+                  if s.n_topics in gaps else s for s in scores]
+        within = [s.n_topics for s in scores if s.gap is not None and s.gap <= s.gap_se]
+    else:  # older cells without per-document scores: unpaired
+        within = [s.n_topics for s in finite if s.mean <= best.mean + best.standard_error]
+    return min(within), best.n_topics, scores
 
 
 def select_k(source: CorpusSource, options: Options, method: str, output_directory,
@@ -132,7 +177,7 @@ def select_k(source: CorpusSource, options: Options, method: str, output_directo
     if missing:
         raise InputError(f"no completed run for K = {', '.join(map(str, missing))}: "
                          + "; ".join(item["reason"] for item in report.failed + report.skipped))
-    recommended, best = recommend_k(scores)
+    recommended, best, scores = recommend_k(scores)
     selection = KSelection(scores, recommended, best, report)
     path = Path(output_directory) / "select-k.json"
     record = {"corpus": source.identity, "method": method, **selection.as_dict()}

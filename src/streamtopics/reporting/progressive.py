@@ -117,6 +117,7 @@ class ProgressiveEvaluation:
         self.path = None if path is None else Path(path)
         self.n_threads = n_threads
         self.records: list[ProgressRecord] = []
+        self.last_result = None  # the `HeldOutLikelihood` of the last record (per document)
         self._documents_seen = 0
         self._steps = 0
         self._next_threshold = every
@@ -154,6 +155,7 @@ class ProgressiveEvaluation:
     def _record(self, model, now: float) -> None:
         started = time.perf_counter()
         result = self.score(*topic_parameters_of(model))
+        self.last_result = result
         record = ProgressRecord(
             documents_seen=self._documents_seen, steps=self._steps,
             train_seconds=now - self._clock_origin - self._eval_seconds_total,
