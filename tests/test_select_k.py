@@ -63,6 +63,15 @@ def test_select_k_recommends_the_planted_k(tmp_path, capsys):
     assert main(["select-k", "synthetic", "-k", "3,5,10", "-o", str(out), *PLANTED]) == 0
     printed = capsys.readouterr().out
     assert "recommended K = 5" in printed and "0 runs computed, 3 reused" in printed
+    # an HDP beside them, scored on the same documents, paired; it does not change the rule
+    assert main(["select-k", "synthetic", "-k", "3,5,10", "-o", str(out), *PLANTED,
+                 "--model", "hdp", "--max-topics", "10", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    hdp = result["hdp"]
+    assert result["recommended_k"] == 5 and len(hdp["topics_used"]) == 1
+    assert 1 <= hdp["topics_used"][0] <= 10 and 0 < hdp["gap_standard_error"] < 5
+    assert hdp["gap_to_best"] == pytest.approx(
+        hdp["log_perplexity"] - by_k[5]["log_perplexity"], abs=1e-5)  # cells keep 6 decimals
 
 
 @pytest.mark.parametrize("arguments, problem", [

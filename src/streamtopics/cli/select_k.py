@@ -38,6 +38,11 @@ def register(subparsers) -> None:
                         help="the preset to train (default: g-oem)")
     parser.add_argument("--seeds", type=list_of(int, "integers"), default=(0, 1),
                         help="estimator seeds, one run per K each (default: 0,1)")
+    parser.add_argument("--model", choices=("lda", "hdp"), default="lda",
+                        help="hdp: also train an online HDP (G-OEM), which picks its own number "
+                             "of topics, and show it beside the K values (default: lda only)")
+    parser.add_argument("--max-topics", type=positive_int, default=200,
+                        help="--model hdp: the HDP's cap on topics (default: 200)")
     add_training_arguments(parser)
     add_synthetic_arguments(parser)
     add_json_flag(parser)
@@ -55,7 +60,8 @@ def run(args) -> int:
                       n_test=n_test, metric=args.metric, n_particles=args.particles,
                       max_tokens=args.max_tokens, eval_seed=args.eval_seed)
     selection = select_k(source, options, args.method, args.output, progress=progress,
-                         log=lambda message: tqdm.write(message, file=sys.stderr))
+                         log=lambda message: tqdm.write(message, file=sys.stderr),
+                         hdp_max_topics=args.max_topics if args.model == "hdp" else None)
     report = selection.experiment
     human = (f"{args.method} on {source.identity}: held-out {args.metric} log-perplexity per "
              f"document (nats, lower is better), mean over {len(args.seeds)} seed(s)\n"

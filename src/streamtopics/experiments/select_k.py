@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -77,6 +78,7 @@ class KSelection:
     recommended: int
     best: int
     experiment: ExperimentReport
+    hdp: "HDPScore | None" = None
 
     def as_dict(self) -> dict:
         report = self.experiment
@@ -85,6 +87,7 @@ class KSelection:
                 "scores": [score.as_dict() for score in self.scores],
                 "cells_computed": report.computed, "cells_reused": report.reused,
                 "failed": report.failed,
+                "hdp": None if self.hdp is None else self.hdp.as_dict(),
                 "files": {"json": str(report.json_path), "markdown": str(report.markdown_path),
                           "plot": None if report.plot_path is None else str(report.plot_path)}}
 
@@ -105,6 +108,12 @@ class KSelection:
             lines.append(f"{score.n_topics:>6}  {score.mean:>18.3f}  {score.standard_error:>8.3f}"
                          f"  {gap:>18}  {npmi:>6}  {score.replicates:>4}  "
                          f"{score.train_seconds:>8.1f}{mark}")
+        if self.hdp is not None:
+            h = self.hdp
+            lines.append(f"{'HDP':>6}  {h.mean:>18.3f}  {h.standard_error:>8.3f}  "
+                         f"{f'{h.gap:.3f} ± {h.gap_se:.3f}':>18}  {'':>6}  {h.replicates:>4}  "
+                         f"{h.train_seconds:>8.1f}  (T = {', '.join(map(str, h.topics_used))} "
+                         f"topics in use)")
         return "\n".join(lines)
 
 
@@ -161,10 +170,66 @@ def recommend_k(scores: list[KScore]) -> tuple[int, int, list[KScore]]:
     return min(within), best.n_topics, scores
 
 
+@dataclass(frozen=True)
+class HDPScore:
+    """An `OnlineHDP` beside the K values: the topics it put to use (per seed), its held-out
+    score on the same documents (mean over seeds, standard error as `KScore`'s) and its
+    paired gap to the best K (positive: the HDP is worse)."""
+
+    topics_used: list[int]
+    mean: float
+    standard_error: float
+    gap: float
+    gap_se: float
+    replicates: int
+    train_seconds: float
+
+    def as_dict(self) -> dict:
+        return {"topics_used": self.topics_used, "log_perplexity": self.mean,
+                "standard_error": self.standard_error, "gap_to_best": self.gap,
+                "gap_standard_error": self.gap_se, "replicates": self.replicates,
+                "train_seconds": self.train_seconds}
+
+
+def hdp_score(source: CorpusSource, options: Options, best: KScore, max_topics: int) -> HDPScore:
+    """Train an `OnlineHDP` (G-OEM, Dupuy 2017 section 3.4; its default priors) per seed on the
+    training split with the cells' minibatch, local passes, step size and passes, and score it
+    on the cells' held-out documents with their metric (`held_out_parameters`: the rest of the
+    stick included). Not stored as cells: it is rerun each time."""
+    from ..estimators.hdp import OnlineHDP
+    from ..reporting.progressive import ProgressiveEvaluation
+
+    split = source.split(0, options.n_train, options.n_test)
+    evaluation = ProgressiveEvaluation(split.test, metric=options.metric,
+                                       n_particles=options.n_particles,
+                                       max_tokens=options.max_tokens, seed=options.eval_seed)
+    topics, values, document_se, seconds, documents = [], [], [], [], {}
+    for seed in options.seeds:
+        started = time.perf_counter()
+        model = OnlineHDP(max_topics=max_topics, batch_size=options.batch_size,
+                          local_passes=options.local_passes, step_offset=options.step_offset,
+                          step_decay=options.kappa, n_passes=options.n_passes,
+                          random_state=seed).fit(split.train)
+        seconds.append(time.perf_counter() - started)
+        result = evaluation.score(*model.held_out_parameters())
+        topics.append(int(model.n_topics_))
+        values.append(result.log_perplexity_per_document)
+        document_se.append(result.log_perplexity_per_document_se)
+        documents[(0, seed)] = np.asarray(result.log_likelihoods)
+    values, document_se = np.asarray(values), np.asarray(document_se)
+    spread = values.var(ddof=1) if values.size > 1 else 0.0
+    se = math.sqrt((spread + float(np.mean(document_se ** 2))) / values.size)
+    gap = paired_gap(documents, best.documents) or (float(values.mean()) - best.mean, se)
+    return HDPScore(topics, float(values.mean()), se, gap[0], gap[1], int(values.size),
+                    float(np.mean(seconds)))
+
+
 def select_k(source: CorpusSource, options: Options, method: str, output_directory,
-             progress=None, log=None) -> KSelection:
+             progress=None, log=None, hdp_max_topics: int | None = None) -> KSelection:
     """Run the ``perplexity-vs-k`` cells of ``method`` for ``options.topics`` on ``source``,
-    write OUTPUT/select-k.json beside the experiment's files, and recommend a K."""
+    write OUTPUT/select-k.json beside the experiment's files, and recommend a K. With
+    ``hdp_max_topics``, an `OnlineHDP` capped there is trained and scored beside them
+    (`hdp_score`); it does not enter the rule."""
     if not options.topics:
         raise InputError("select-k needs the K values to compare (--topics 5,10,20)")
     if len(set(options.topics)) < 2:
@@ -178,7 +243,10 @@ def select_k(source: CorpusSource, options: Options, method: str, output_directo
         raise InputError(f"no completed run for K = {', '.join(map(str, missing))}: "
                          + "; ".join(item["reason"] for item in report.failed + report.skipped))
     recommended, best, scores = recommend_k(scores)
-    selection = KSelection(scores, recommended, best, report)
+    best_score = next(score for score in scores if score.n_topics == best)
+    hdp = None if hdp_max_topics is None else hdp_score(source, options, best_score,
+                                                          hdp_max_topics)
+    selection = KSelection(scores, recommended, best, report, hdp)
     path = Path(output_directory) / "select-k.json"
     record = {"corpus": source.identity, "method": method, **selection.as_dict()}
     atomic_write(path, lambda handle: handle.write(json.dumps(record, indent=1).encode()))
