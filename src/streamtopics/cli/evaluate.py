@@ -44,19 +44,19 @@ def register(subparsers) -> None:
     parser.add_argument("--split", default="test", help="which split to score (default: test)")
     parser.add_argument("--metric", choices=METRICS, default="left-to-right",
                         help="what to compute (default: left-to-right)")
-    parser.add_argument("--particles", type=int, default=20,
+    parser.add_argument("--particles", type=positive_int, default=20,
                         help="left-to-right particles R (default: 20)")
-    parser.add_argument("--max-tokens", type=int, default=None,
+    parser.add_argument("--max-tokens", type=positive_int, default=None,
                         help="left-to-right: score only the first N tokens of each document")
     parser.add_argument("--max-docs", type=positive_int, default=None,
                         help="score only the first N documents of the split")
     parser.add_argument("--estimator", choices=("standard", "p"), default="standard",
                         help="completion: theta estimator, hard counts or theta^p soft counts")
     parser.add_argument("--burn-in", type=int, default=50, help="completion: burn-in sweeps")
-    parser.add_argument("--samples", type=int, default=10,
+    parser.add_argument("--samples", type=positive_int, default=10,
                         help="completion: samples of theta averaged")
-    parser.add_argument("--lag", type=int, default=5, help="completion: sweeps between samples")
-    parser.add_argument("--top-words", type=int, default=10,
+    parser.add_argument("--lag", type=positive_int, default=5, help="completion: sweeps between samples")
+    parser.add_argument("--top-words", type=positive_int, default=10,
                         help="coherence: top words per topic (default: 10)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     parser.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")

@@ -95,8 +95,8 @@ def add_training_arguments(parser):
 def add_synthetic_arguments(parser) -> None:
     """The sizes of the synthetic corpus (CORPUS = synthetic), shared with ``select-k``."""
     synthetic = parser.add_argument_group("synthetic corpus (CORPUS = synthetic)")
-    synthetic.add_argument("--synthetic-topics", type=int, default=10, help="true K* (default: 10)")
-    synthetic.add_argument("--synthetic-words", type=int, default=1000, help="V (default: 1000)")
+    synthetic.add_argument("--synthetic-topics", type=positive_int, default=10, help="true K* (default: 10)")
+    synthetic.add_argument("--synthetic-words", type=positive_int, default=1000, help="V (default: 1000)")
     synthetic.add_argument("--synthetic-length", type=float, default=60.0,
                            help="mean document length (Poisson; default: 60)")
     synthetic.add_argument("--synthetic-alpha", type=float, default=0.1,

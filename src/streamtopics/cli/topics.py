@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..persistence import load_topic_parameters
-from .common import add_json_flag, emit
+from .common import add_json_flag, emit, positive_int
 
 
 def register(subparsers) -> None:
@@ -13,7 +13,7 @@ def register(subparsers) -> None:
                                    description="Print the most probable words of every topic "
                                                "of a model file (any method), with alpha_k.")
     parser.add_argument("model", metavar="MODEL", help="model file")
-    parser.add_argument("-n", "--words", type=int, default=10, help="words per topic (default: 10)")
+    parser.add_argument("-n", "--words", type=positive_int, default=10, help="words per topic (default: 10)")
     add_json_flag(parser)
     parser.set_defaults(run=run)
 
