@@ -15,6 +15,7 @@ from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 from streamtopics import CVB0LDA, GibbsLDA, InputError, OnlineLDA  # noqa: E402
+from streamtopics.estimators.hdp import OnlineHDP  # noqa: E402
 from streamtopics.interop import use_pipeline_vocabulary  # noqa: E402
 
 LISTS_ARE_DOCUMENTS = ("a list is documents (token-id sequences for the batch samplers, refused by "
@@ -36,6 +37,7 @@ EXPECTED_FAILURES = {
     "GibbsLDA": {"check_transformer_data_not_an_array": LISTS_ARE_DOCUMENTS,
                  "check_transformer_general": TRAINING_ESTIMATES,
                  "check_do_not_raise_errors_in_init_or_set_params": RENAMED_CATCH_ALL},
+    "OnlineHDP": {"check_transformer_data_not_an_array": LISTS_ARE_DOCUMENTS},
     "CVB0LDA": {"check_transformer_data_not_an_array": LISTS_ARE_DOCUMENTS,
                 "check_transformer_general": TRAINING_ESTIMATES,
                 "check_do_not_raise_errors_in_init_or_set_params": RENAMED_CATCH_ALL},
@@ -49,8 +51,9 @@ ESTIMATORS = [OnlineLDA(n_topics=3, n_passes=1, local_passes=5, random_state=0),
 
 with warnings.catch_warnings():  # duck-typed on purpose: scikit-learn is not a dependency
     warnings.filterwarnings("ignore", message=".*does not inherit from.*BaseEstimator")
-    CHECKS = parametrize_with_checks(
-        ESTIMATORS, expected_failed_checks=lambda e: EXPECTED_FAILURES[type(e).__name__])
+    CHECKS = parametrize_with_checks(  # and the HDP, whose K is learnt (no n_topics)
+        [*ESTIMATORS, OnlineHDP(max_topics=5, local_passes=5, random_state=0)],
+        expected_failed_checks=lambda e: EXPECTED_FAILURES[type(e).__name__])
 
 
 @CHECKS
