@@ -5,8 +5,9 @@ engine keeps a = b (pi_1, ..., pi_T, pi_*) as its "alpha": T instantiated topics
 the stick * = every topic not yet instantiated, which the Dirichlet aggregation property makes
 exact, (nu_1, ..., nu_T, sum_{k>T} nu_k) ~ Dirichlet(a) (specs/components.md G1). So:
 
-* the M-step of the box after eq. 17, digamma(b pi_k) - digamma(b sum pi) = s1_k, is Minka's fixed
-  point (`alpha_updates.MinkaFixedPoint`) over the T + 1 components, with s1_* = E[log nu_*]: the
+* the M-step of the box after eq. 17, digamma(b pi_k) - digamma(b sum pi) = S1_k (the thesis'
+  S1 = E[log nu], the library's s2, ``log_theta``), is Minka's fixed point
+  (`alpha_updates.MinkaFixedPoint`) over the T + 1 components, with S1_* = E[log nu_*]: the
   concentration b_eff = sum a is learnt with pi (the thesis' unconstrained fixed point), and
   pi = a / sum a stays a distribution with pi_* >= 0, so the growth term b (1 - sum pi) of
   section 3.4 never turns negative;
