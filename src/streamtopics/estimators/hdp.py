@@ -63,9 +63,9 @@ class OnlineHDP(OnlineLDA):
         starting value: b_eff = sum a is learnt with pi by the M-step.
     stick_concentration : alpha of the corpus sticks pibar_k ~ Beta(1, alpha), which sets how
         readily topics open (the thesis gives no value; the spec's 1, gensim's, stopped at 17
-        topics on debian; 5 finds 8-14 topics of weight > 1% on the planted K* = 10 corpus with
-        the true topics closer than LDA G-OEM K = 10's, and on real corpora larger values
-        score better: docs/hdp.md).
+        topics on debian; 5 finds 12-14 topics of weight > 1% on the planted K* = 10 corpus,
+        scoring as LDA G-OEM K = 10, and on real corpora larger values score better:
+        docs/hdp.md).
     topic_word_prior : eta; beta is the posterior mean given the expected counts as for LDA
         G-OEM (default 0.03, `presets.SMOOTHED_TOPIC_WORD_PRIOR`); an opened topic scores its
         document's words by the Dirichlet(eta) predictive until the next M-step.
