@@ -20,16 +20,12 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", 
     os.environ.setdefault(_variable, "1")
 
 import argparse  # noqa: E402
-import json  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 
+from measuring import CORPORA, write_results  # noqa: E402
 from streamtopics import read_corpus_dir  # noqa: E402
 from streamtopics.estimators import OnlineLDA  # noqa: E402
 
-RESULTS = Path(__file__).parent / "results"
-CORPORA = next((parent / "shared" / "corpora" for parent in Path(__file__).resolve().parents
-                if (parent / "shared" / "corpora").is_dir()), Path("shared") / "corpora")
 PAIRS = (("g-oem", "g-oem++"), ("v-oem", "v-oem++"))
 
 
@@ -73,15 +69,12 @@ def main() -> None:
     lines += [f"| {r['corpus']} | {r['K']} | {r['documents']} | {r['plain']} | "
               f"{r['plain_seconds']:.2f} | {r['boosted']} | {r['boosted_seconds']:.2f} | "
               f"{r['ratio']:.2f} |" for r in rows]
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "boosted_cost.json").write_text(json.dumps(
-        {"settings": vars(args), "threads": 1, "rows": rows}, indent=2))
     command = (f"python bench/boosted_cost.py --corpora {' '.join(args.corpora)} --topics "
                f"{' '.join(map(str, args.topics))} --documents {args.documents} "
                f"--repeats {args.repeats}")
-    (RESULTS / "boosted_cost.md").write_text(
-        "# Training time of boosted (++) against plain methods (one thread, one pass, P = 20, "
-        f"minibatches of 100)\n\nCommand: {command}\n\n" + "\n".join(lines) + "\n")
+    write_results("boosted_cost", {"settings": vars(args), "threads": 1, "rows": rows},
+                  "Training time of boosted (++) against plain methods (one thread, one pass, "
+                  "P = 20, minibatches of 100)", command, lines)
     print("\n".join(lines))
 
 

@@ -21,19 +21,15 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", 
     os.environ.setdefault(_variable, "1")
 
 import argparse  # noqa: E402
-import json  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from measuring import CORPORA, write_results  # noqa: E402
 from streamtopics import read_corpus_dir  # noqa: E402
 from streamtopics.estimators import OnlineLDA  # noqa: E402
 from streamtopics.evaluation import left_to_right  # noqa: E402
 
-RESULTS = Path(__file__).parent / "results"
-CORPORA = next((parent / "shared" / "corpora" for parent in Path(__file__).resolve().parents
-                if (parent / "shared" / "corpora").is_dir()), Path("shared") / "corpora")
 
 
 def main() -> None:
@@ -82,15 +78,12 @@ def main() -> None:
               f"{r['sparse_seconds_per_1000_documents']:.1f} | {r['speed_up']:.2f} | "
               f"{r['dense_mean_log_likelihood']:.2f} | {r['sparse_mean_log_likelihood']:.2f} | "
               f"{r['dense_minus_sparse']:+.2f} ± {r['paired_se']:.2f} |" for r in rows]
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "left_to_right_sparse.json").write_text(json.dumps(
-        {"settings": vars(args), "threads": 1, "rows": rows}, indent=2))
     command = (f"python bench/left_to_right_sparse.py --corpus {args.corpus} --topics "
                f"{' '.join(map(str, args.topics))} --documents {args.documents} "
                f"--particles {args.particles} --repeats {args.repeats}")
-    (RESULTS / "left_to_right_sparse.md").write_text(
-        "# Left-to-right (Algorithm 3): sparse vs dense sampler, one thread, same run\n\n"
-        f"Command: {command}\n\n" + "\n".join(lines) + "\n")
+    write_results("left_to_right_sparse", {"settings": vars(args), "threads": 1, "rows": rows},
+                  "Left-to-right (Algorithm 3): sparse vs dense sampler, one thread, same run",
+                  command, lines)
     print("\n".join(lines))
 
 

@@ -1,13 +1,29 @@
 """What the bench scripts measure the same way (run as ``python bench/NAME.py``, which puts this
 folder on the path): `KernelClock`, the time spent inside chosen kernels, and `peak_mb`, the
-peak resident memory of the process.
+peak resident memory of the process; where they read corpora (`CORPORA`) and write results
+(`write_results`).
 """
 
 from __future__ import annotations
 
+import json
 import resource
 import time
 from pathlib import Path
+
+RESULTS = Path(__file__).parent / "results"
+# The shared corpora: the first shared/corpora above this folder (from a worktree or the checkout).
+CORPORA = next((parent / "shared" / "corpora" for parent in Path(__file__).resolve().parents
+                if (parent / "shared" / "corpora").is_dir()), Path("shared") / "corpora")
+
+
+def write_results(name: str, payload: dict, heading: str, command: str, table: list[str]) -> None:
+    """bench/results/NAME.json (``payload``) and NAME.md: the heading, the command that made it
+    and the markdown ``table`` (one string a line)."""
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"{name}.json").write_text(json.dumps(payload, indent=2))
+    (RESULTS / f"{name}.md").write_text(f"# {heading}\n\nCommand: {command}\n\n"
+                                        + "\n".join(table) + "\n")
 
 
 def peak_mb() -> float:

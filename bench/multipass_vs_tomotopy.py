@@ -26,20 +26,16 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", 
     os.environ.setdefault(_variable, "1")
 
 import argparse  # noqa: E402
-import json  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from measuring import CORPORA, write_results  # noqa: E402
 from streamtopics import read_corpus_dir  # noqa: E402
 from streamtopics.corpus.corpus import occurring_words, restrict_to_words  # noqa: E402
 from streamtopics.estimators import OnlineLDA  # noqa: E402
 from streamtopics.evaluation import left_to_right  # noqa: E402
 
-RESULTS = Path(__file__).parent / "results"
-CORPORA = next((parent / "shared" / "corpora" for parent in Path(__file__).resolve().parents
-                if (parent / "shared" / "corpora").is_dir()), Path("shared") / "corpora")
 
 
 def fit_tomotopy(train, n_topics, iterations):
@@ -100,16 +96,13 @@ def main() -> None:
     lines += [f"| {r['model']} | {r['train_seconds']:.1f} | {r['time_share_of_tomotopy']:.2f} | "
               f"{r['log_perplexity_per_document']:.2f} | {r['tomotopy_better_by']:+.2f} ± "
               f"{r['paired_se']:.2f} |" for r in rows]
-    RESULTS.mkdir(exist_ok=True)
-    stem = RESULTS / f"multipass_vs_tomotopy_{args.corpus}"
-    stem.with_suffix(".json").write_text(json.dumps({"settings": vars(args), "threads": 1,
-                                                     "rows": rows}, indent=2))
     command = (f"python bench/multipass_vs_tomotopy.py --corpus {args.corpus} --topics "
                f"{args.topics} --iterations {args.iterations} --passes "
                f"{' '.join(map(str, args.passes))} --test-documents {args.test_documents}")
-    stem.with_suffix(".md").write_text(
-        "# Multi-pass G-OEM vs tomotopy's converged CGS, one thread, same run\n\n"
-        f"Command: {command}\n\n" + "\n".join(lines) + "\n")
+    write_results(f"multipass_vs_tomotopy_{args.corpus}",
+                  {"settings": vars(args), "threads": 1, "rows": rows},
+                  "Multi-pass G-OEM vs tomotopy's converged CGS, one thread, same run", command,
+                  lines)
     print("\n".join(lines))
 
 

@@ -30,10 +30,8 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", 
     os.environ.setdefault(_variable, "1")
 
 import argparse  # noqa: E402
-import json  # noqa: E402
 import platform  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -42,11 +40,8 @@ from streamtopics import read_corpus_dir  # noqa: E402
 from streamtopics.estimators import OnlineLDA  # noqa: E402
 from streamtopics.evaluation import left_to_right  # noqa: E402
 
-from measuring import KernelClock  # noqa: E402
+from measuring import CORPORA, KernelClock, write_results  # noqa: E402
 
-RESULTS = Path(__file__).parent / "results"
-CORPORA = next((parent / "shared" / "corpora" for parent in Path(__file__).resolve().parents
-                if (parent / "shared" / "corpora").is_dir()), Path("shared") / "corpora")
 LOCAL_PASSES = 20
 
 
@@ -149,17 +144,15 @@ def main() -> None:
     rows = [row for corpus in args.corpora for n_topics in args.topics
             for row in measure(corpus, n_topics, args, clock)]
     table = markdown(rows, args.test_documents)
-    RESULTS.mkdir(exist_ok=True)
-    settings = {key: value for key, value in vars(args).items()}
-    (RESULTS / "sparse_estep.json").write_text(json.dumps(
-        {"settings": settings, "threads": 1, "machine": platform.processor() or platform.machine(),
-         "rows": rows}, indent=2))
-    (RESULTS / "sparse_estep.md").write_text(
-        f"# Sparse vs dense local Gibbs E-step (one thread, one pass, P = {LOCAL_PASSES}, "
-        f"minibatches of 100)\n\nCommand: python bench/sparse_estep.py "
-        f"--corpora {' '.join(args.corpora)} --topics {' '.join(map(str, args.topics))} "
-        f"--train-documents {args.train_documents} --test-documents {args.test_documents} "
-        f"--repeats {args.repeats}{' --no-gensim' if args.no_gensim else ''}\n\n{table}\n")
+    command = (f"python bench/sparse_estep.py --corpora {' '.join(args.corpora)} --topics "
+               f"{' '.join(map(str, args.topics))} --train-documents {args.train_documents} "
+               f"--test-documents {args.test_documents} --repeats {args.repeats}"
+               f"{' --no-gensim' if args.no_gensim else ''}")
+    write_results("sparse_estep", {"settings": vars(args), "threads": 1,
+                                   "machine": platform.processor() or platform.machine(),
+                                   "rows": rows},
+                  f"Sparse vs dense local Gibbs E-step (one thread, one pass, P = {LOCAL_PASSES}, "
+                  "minibatches of 100)", command, table.split("\n"))
     print(table)
 
 

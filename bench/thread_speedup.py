@@ -21,19 +21,15 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
 import argparse  # noqa: E402
-import json  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
+from measuring import CORPORA, write_results  # noqa: E402
 from streamtopics import read_corpus_dir  # noqa: E402
 from streamtopics.estimators import GibbsLDA, OnlineLDA  # noqa: E402
 
-RESULTS = Path(__file__).parent / "results"
-CORPORA = next((parent / "shared" / "corpora" for parent in Path(__file__).resolve().parents
-                if (parent / "shared" / "corpora").is_dir()), Path("shared") / "corpora")
 
 
 def models(n_topics, gibbs_passes):
@@ -84,14 +80,11 @@ def main() -> None:
               f"{r['one_thread_seconds']:.2f} | {r['two_threads_seconds']:.2f} | "
               f"{r['speed_up']:.2f} | {'yes' if r['same_model'] else 'NO'} | "
               f"{r['load_average']:.1f} |" for r in rows]
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "thread_speedup.json").write_text(json.dumps({"settings": vars(args),
-                                                            "rows": rows}, indent=2))
     command = (f"python bench/thread_speedup.py --corpus {args.corpus} --topics {args.topics} "
                f"--documents {args.documents} --gibbs-passes {args.gibbs_passes} "
                f"--repeats {args.repeats}")
-    (RESULTS / "thread_speedup.md").write_text(
-        f"# 1 vs 2 numba threads, same run\n\nCommand: {command}\n\n" + "\n".join(lines) + "\n")
+    write_results("thread_speedup", {"settings": vars(args), "rows": rows},
+                  "1 vs 2 numba threads, same run", command, lines)
     print("\n".join(lines))
 
 
