@@ -601,3 +601,22 @@ def hdp_gibbs_sweeps(doc_ptr, entry_word, entry_count, weights, alpha, n_topics,
             doc_counts[d, t - record_from, :n_topics + n_opened] = counts[d][:n_topics + n_opened]
     flat = np.concatenate(z) if z else np.zeros(0, dtype=np.int64)
     return flat, entry_topic, entry_new, doc_log_theta, doc_counts, opened_alpha, n_opened
+
+
+# --- statistics rows (twins of src/streamtopics/kernels/statistics.py) -------------------------
+def blend_rows(raw, words, word_topic, n_documents, coefficient):
+    """Returns the column sums; ``raw`` is changed in place."""
+    mean = word_topic / n_documents
+    raw[words] += coefficient * mean
+    return mean.sum(axis=0)
+
+
+def affine_rows(raw, words, factor, offset):
+    return raw[words] * factor + offset
+
+
+def group_sums(values, group, n_groups, divisor):
+    import scipy.sparse as sp
+    indicator = sp.csr_matrix((np.ones(group.size), (group, np.arange(group.size))),
+                              shape=(n_groups, group.size))
+    return np.asarray(indicator @ values) / divisor

@@ -46,6 +46,7 @@ from scipy.special import digamma
 from ..kernels.gibbs_estep import (NO_MASK_VALUES, RECORD_CONDITIONALS, RECORD_DENSE,
                                    RECORD_SAMPLE, gibbs_sweeps)
 from ..kernels.gibbs_estep_sparse import sparse_gibbs_sweeps
+from ..kernels.statistics import has_empty_row
 from ..kernels.topic_mask import NO_MASK_PTR, NO_MASK_TOPICS
 from .minibatch import Minibatch
 from .stats import MinibatchStats
@@ -64,10 +65,9 @@ def local_word_weights(weights: np.ndarray) -> np.ndarray:
     weights are all zero (never seen by the model) weighted uniformly, carrying no topic
     information instead of an undefined 0/0 conditional."""
     weights = np.require(weights, dtype=np.float64, requirements="C")
-    unseen = weights.sum(axis=1) <= 0.0
-    if unseen.any():  # copy only then: the caller's array is never written
+    if has_empty_row(weights):  # copy only then: the caller's array is never written
         weights = weights.copy()
-        weights[unseen] = 1.0
+        weights[weights.sum(axis=1) <= 0.0] = 1.0
     return weights
 
 
@@ -178,7 +178,7 @@ class GibbsRun:
 
     def statistics(self) -> MinibatchStats:
         batch = self.batch
-        return MinibatchStats(batch.words, batch.word_totals(self.entry_topic) / self.n_recorded,
+        return MinibatchStats(batch.words, batch.word_totals(self.entry_topic, self.n_recorded),
                               self.doc_log_theta.sum(axis=0) / self.n_recorded,
                               batch.n_documents, batch.n_words)
 

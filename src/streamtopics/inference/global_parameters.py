@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.special import digamma, polygamma
 
+from ..kernels.statistics import affine_rows
 from .stats import SufficientStats
 
 
@@ -98,7 +99,7 @@ class PointEstimate(BlendsStatistics):
 
     def word_weights(self, stats: SufficientStats, words: np.ndarray) -> np.ndarray:
         offset, factor = self.row_affine(stats)
-        return stats.raw[words] * factor + offset
+        return affine_rows(stats.raw, np.asarray(words, dtype=np.int64), factor, offset)
 
     def components(self, stats: SufficientStats) -> np.ndarray:
         return components_from_affine(stats, *self.row_affine(stats))

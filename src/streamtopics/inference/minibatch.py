@@ -13,6 +13,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
+from ..kernels.statistics import group_sums
 from .topic_mask import TopicMask
 
 
@@ -93,22 +94,16 @@ class Minibatch:
     def document_lengths(self) -> np.ndarray:
         return np.diff(self.token_ptr)
 
-    def word_totals(self, entry_topic: np.ndarray) -> np.ndarray:
-        """Sum an (entries x K) array over the entries of each local word: (U x K)."""
-        return np.asarray(self._word_indicator @ entry_topic)
+    def word_totals(self, entry_topic: np.ndarray, divisor: float = 1.0) -> np.ndarray:
+        """Sum an (entries x K) array over the entries of each local word, in entry order, and
+        divide by ``divisor``: (U x K)."""
+        return group_sums(entry_topic, self.entry_word, self.words.size, float(divisor))
 
     def document_totals(self, entry_topic: np.ndarray) -> np.ndarray:
         """Sum an (entries x K) array over the entries of each document: (B x K)."""
-        return np.asarray(self._document_indicator @ entry_topic)
+        return group_sums(entry_topic, self._entry_document, self.n_documents, 1.0)
 
     @cached_property
-    def _word_indicator(self) -> sp.csr_matrix:
-        """U x entries 0/1 matrix: entry j belongs to local word entry_word[j]."""
-        return sp.csr_matrix((np.ones(self.n_entries), (self.entry_word, np.arange(self.n_entries))),
-                             shape=(self.words.size, self.n_entries))
-
-    @cached_property
-    def _document_indicator(self) -> sp.csr_matrix:
-        """B x entries 0/1 matrix: entry j belongs to its document."""
-        return sp.csr_matrix((np.ones(self.n_entries), np.arange(self.n_entries), self.doc_ptr),
-                             shape=(self.n_documents, self.n_entries))
+    def _entry_document(self) -> np.ndarray:
+        """The document of each entry."""
+        return np.repeat(np.arange(self.n_documents, dtype=np.int64), np.diff(self.doc_ptr))

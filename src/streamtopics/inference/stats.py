@@ -20,6 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import digamma
 
+from ..kernels.statistics import blend_rows, set_rows
+
 # When the lazy scale of s1 falls below this, it is folded into the stored values.
 _SMALLEST_SCALE = 1e-150
 # With an iterate average, it is folded in already below this (see `IterateAverage.rebase`).
@@ -142,7 +144,6 @@ class SufficientStats:
             raise ValueError(f"step size must lie in (0, 1], got {rho}")
         if minibatch.n_documents < 1:
             raise ValueError("cannot blend the statistics of an empty minibatch")
-        mean_word_topic = minibatch.word_topic / minibatch.n_documents
         if rho >= 1.0:
             self.raw[:] = 0.0
             self.scale = 1.0
@@ -152,8 +153,10 @@ class SufficientStats:
             self.scale *= 1.0 - rho
             self.topic_totals *= 1.0 - rho
             self.log_theta *= 1.0 - rho
-        self.raw[minibatch.words] += (rho / self.scale) * mean_word_topic
-        self.topic_totals += rho * mean_word_topic.sum(axis=0)
+        column_sums = np.empty(self.n_topics)
+        blend_rows(self.raw, minibatch.words, minibatch.word_topic, float(minibatch.n_documents),
+                   rho / self.scale, column_sums)
+        self.topic_totals += rho * column_sums
         self.log_theta += rho * (minibatch.log_theta / minibatch.n_documents)
         self.n_documents += minibatch.n_documents
 
@@ -165,7 +168,7 @@ class SufficientStats:
     def restore(self, checkpoint: _Checkpoint) -> None:
         """Undo blends made since ``checkpoint`` that touched only its words (a blend with
         rho = 1 overwrites every word anyway, so restoring its words is enough before redoing it)."""
-        self.raw[checkpoint.words] = checkpoint.rows
+        set_rows(self.raw, checkpoint.words, checkpoint.rows)
         self.scale = checkpoint.scale
         self.topic_totals[:] = checkpoint.topic_totals
         self.log_theta[:] = checkpoint.log_theta

@@ -1,0 +1,51 @@
+"""The row kernels of the statistics (`kernels.statistics`) do the arithmetic of their NumPy
+twins (tests/naive.py) bit for bit, on values spread over many orders of magnitude."""
+
+import numpy as np
+
+import naive
+from streamtopics.kernels import statistics
+
+
+def _values(rng, shape):
+    return rng.random(shape) * 10.0 ** rng.uniform(-12, 12, shape)
+
+
+def test_blend_rows_is_its_twin_bit_for_bit():
+    rng = np.random.default_rng(0)
+    raw = _values(rng, (50, 7))
+    words = rng.choice(50, 20, replace=False)
+    word_topic = _values(rng, (20, 7))
+    expected_raw = raw.copy()
+    expected_sums = naive.blend_rows(expected_raw, words, word_topic, 13, 0.37)
+    sums = np.empty(7)
+    statistics.blend_rows(raw, words, word_topic, 13.0, 0.37, sums)
+    np.testing.assert_array_equal(raw, expected_raw)
+    np.testing.assert_array_equal(sums, expected_sums)
+
+
+def test_affine_rows_and_set_rows_are_their_twins_bit_for_bit():
+    rng = np.random.default_rng(1)
+    raw = _values(rng, (40, 5))
+    words = rng.choice(40, 12, replace=False)
+    factor, offset = _values(rng, 5), _values(rng, 5)
+    np.testing.assert_array_equal(statistics.affine_rows(raw, words, factor, offset),
+                                  naive.affine_rows(raw, words, factor, offset))
+    rows = _values(rng, (12, 5))
+    statistics.set_rows(raw, words, rows)
+    np.testing.assert_array_equal(raw[words], rows)
+
+
+def test_group_sums_are_the_indicator_product_bit_for_bit():
+    rng = np.random.default_rng(2)
+    values = _values(rng, (300, 6))
+    group = rng.integers(0, 40, 300)
+    for divisor in (1.0, 3.0):
+        np.testing.assert_array_equal(statistics.group_sums(values, group, 45, divisor),
+                                      naive.group_sums(values, group, 45, divisor))
+
+
+def test_has_empty_row_is_a_zero_row_sum():
+    weights = np.array([[0.0, 2.0], [1e-300, 0.0], [0.0, np.nan]])
+    assert not statistics.has_empty_row(weights)
+    assert statistics.has_empty_row(np.vstack([weights, [0.0, 0.0]]))
