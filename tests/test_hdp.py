@@ -178,9 +178,10 @@ def test_vargibbs_sticks_follow_equation_18():
     """Tables t (blended, per document) -> q(pibar_k) = Beta(1 + D t_k, alpha + D sum_{j>k} t_j)
     and alpha = b E_q[pi] (thesis eq. 18, spec 1.6), by hand: D = 10, t = (0.5, 0.2), alpha = 1,
     b = 2: Beta(6, 3) and Beta(3, 1), E pibar = (2/3, 3/4), pi = (2/3, 1/4, rest 1/12)."""
-    from streamtopics.inference.sticks import StickPosteriorMean
+    from streamtopics.inference.sticks import StickConcentration, StickPosteriorMean
     running = SufficientStats(np.ones((4, 2)), np.array([0.5, 0.2, 0.0]))
-    sticks = StickPosteriorMean(corpus_size=10, stick_concentration=1.0, doc_concentration=2.0)
+    sticks = StickPosteriorMean(corpus_size=10, concentration=StickConcentration(1.0),
+                                doc_concentration=2.0)
     a, b = sticks.beta_parameters(running)
     np.testing.assert_allclose(a, [6.0, 3.0])
     np.testing.assert_allclose(b, [3.0, 1.0])
@@ -299,3 +300,65 @@ def test_vargibbs_without_corpus_size_in_partial_fit_is_a_parameter_error(corpus
     from streamtopics.validation import ParameterError
     with pytest.raises(ParameterError, match="corpus_size=D"):
         OnlineHDP(method="vargibbs").partial_fit(corpus.counts[:20])
+
+
+def test_expected_topics_match_the_antoniak_law_by_enumeration():
+    """E[K | alpha, m = 3] under p(K) = S(3, K) alpha^K Gamma(alpha) / Gamma(alpha + 3) (the same
+    law as the tables', Stirling numbers (2, 3, 1)) equals alpha (digamma(alpha + 3) -
+    digamma(alpha)), and the empirical-Bayes alpha inverts it."""
+    from scipy.special import gammaln
+    from streamtopics.inference.sticks import empirical_bayes_concentration, expected_topics
+    for alpha in (0.3, 1.0, 4.5):
+        law = np.array([2.0, 3.0, 1.0]) * alpha ** np.arange(1, 4) * np.exp(
+            gammaln(alpha) - gammaln(alpha + 3))
+        exact = (law * np.arange(1, 4)).sum()
+        assert expected_topics(alpha, 3) == pytest.approx(exact, rel=1e-12)
+        assert empirical_bayes_concentration(exact, 3) == pytest.approx(alpha, rel=1e-9)
+    with pytest.raises(ValueError):
+        empirical_bayes_concentration(5, 5)
+
+
+def test_empirical_bayes_concentration_recovers_alpha_of_simulated_restaurants():
+    """Chinese restaurants with alpha = 7 and m = 100,000 tables (table i opens a new topic with
+    probability alpha / (alpha + i)): the empirical-Bayes alpha of each restaurant's K averages
+    to 7 within 3% over 400 restaurants (the estimate's own spread is about 15%)."""
+    from streamtopics.inference.sticks import empirical_bayes_concentration
+    rng = np.random.default_rng(0)
+    m, alpha = 100_000, 7.0
+    opens = alpha / (alpha + np.arange(m))
+    estimates = [empirical_bayes_concentration((rng.random(m) < opens).sum(), m)
+                 for _ in range(400)]
+    assert np.mean(estimates) == pytest.approx(alpha, rel=0.03)
+    assert 0.05 < np.std(estimates) / alpha < 0.3
+
+
+def test_learnt_stick_concentration_follows_the_tables_and_resumes_exactly(corpus, tmp_path):
+    """stick_update="empirical-bayes": after every step alpha is the empirical-Bayes value of the
+    T topics among the D t expected tables (a function of s_i alone), so a model file resumes
+    bit for bit; "fixed" keeps alpha."""
+    from streamtopics.inference.sticks import empirical_bayes_concentration
+    counts = corpus.counts.tocsr()
+    make = lambda: OnlineHDP(max_topics=12, batch_size=50, local_passes=8, random_state=1,
+                             stick_update="empirical-bayes")
+    straight = make()
+    for start in range(0, 300, 50):
+        straight.partial_fit(counts[start:start + 50])
+    stats = straight._engine.stats
+    assert stats.n_documents == 300 and stats.tables > 1
+    assert straight.stick_concentration_ == empirical_bayes_concentration(
+        straight.n_topics_, 300 * stats.tables)
+    assert straight.stick_concentration_ != straight.stick_concentration
+    first = make()
+    for start in range(0, 150, 50):
+        first.partial_fit(counts[start:start + 50])
+    first.save(tmp_path / "hdp.npz")
+    resumed = load_estimator(tmp_path / "hdp.npz")
+    assert resumed.stick_concentration_ == first.stick_concentration_
+    for start in range(150, 300, 50):
+        resumed.partial_fit(counts[start:start + 50])
+    np.testing.assert_array_equal(resumed.components_, straight.components_)
+    np.testing.assert_array_equal(resumed.topic_weights_, straight.topic_weights_)
+    assert resumed.stick_concentration_ == straight.stick_concentration_
+    fixed = OnlineHDP(max_topics=12, batch_size=50, local_passes=8, random_state=1,
+                      stick_update="fixed").fit(counts)
+    assert fixed.stick_concentration_ == fixed.stick_concentration

@@ -46,7 +46,9 @@ run whose statistics have more topics than s_{i-1} opened them, and brings the p
 computed with (`MinibatchStats.prior`); s_{i-1} is padded consistently before the blend
 (`SufficientStats.add_topics`), so eq. 3 is unchanged. After the M-step an optional
 ``topic_selection`` part (`inference.sticks.StickSelection`) may drop topics and returns the
-prior (pruning). LDA's parts never do either.
+prior (pruning). LDA's parts never do either. Then an optional ``local_update`` part may give
+the local estimator new settings computed from s_i (HDP's learnt stick concentration,
+`inference.sticks.StickConcentration`; a pure function of s_i, so `restore` recomputes it).
 
 `OnlineEM.batch_step` is one step whose minibatch is the union of several (the E-step of each
 with the same parameters, their statistics merged exactly, one M-step): with the whole corpus and
@@ -108,9 +110,11 @@ class OnlineEM:
 
     def __init__(self, local: LocalEstimator, parameters: Parameterisation, step_size: StepSize,
                  alpha_update: AlphaUpdate, *, boosted: bool = False, averaging: bool = False,
-                 seed: int = 0, estep_map: EStepMap = serial_map, topic_selection=None):
+                 seed: int = 0, estep_map: EStepMap = serial_map, topic_selection=None,
+                 local_update=None):
         self.local = local
         self.topic_selection = topic_selection
+        self.local_update = local_update
         self.parameters = parameters
         self.step_size = step_size
         self.alpha_update = alpha_update
@@ -157,6 +161,8 @@ class OnlineEM:
         self.parameters = self.parameters.with_state(arrays)
         self.average = IterateAverage.from_state_arrays(arrays) if self.averaging else None
         self.step = int(step)
+        if self.local_update is not None:
+            self.local = self.local_update(self.local, self.stats)
 
     def add_words(self, n_new: int) -> None:
         """Grow the vocabulary by ``n_new`` words with zero statistics (no step is taken): with
@@ -282,6 +288,8 @@ class OnlineEM:
         self.parameters = self.parameters.after_step(self.stats, rho)
         if self.topic_selection is not None:  # may drop topics (no average: refused above)
             self.alpha = self.topic_selection(self.stats, self.alpha)
+        if self.local_update is not None:
+            self.local = self.local_update(self.local, self.stats)
         average = self.average
         if self.stats.needs_compaction or (average is not None
                                            and average.needs_compaction(self.stats)):

@@ -13,10 +13,14 @@ from S2 (the thesis' numbering), a = b (pi, pi_*) by Minka's fixed point over th
 the rest of the stick (`inference.sticks`). How topics come and go:
 
 * **growth** (thesis p. 60): a token opens a topic with probability proportional to a_* / V; its
-  stick pibar ~ Beta(1, ``stick_concentration``) splits the rest; a topic one document opens is
+  stick pibar ~ Beta(1, alpha) splits the rest; a topic one document opens is
   shared with the minibatch's other documents, the opened topics get their M-step weights from
   the rest by their use (`inference.hdp_estep`, where the spec's G3 is closed differently), and
   s_{i-1} is padded so that padding moves no parameter (G4, `SufficientStats.add_topics`);
+* **stick concentration** alpha (not learnt in the thesis): by default the empirical-Bayes value
+  given the T topics and the expected tables of the documents seen, after each M-step
+  (`inference.sticks.StickConcentration`; Antoniak 1974, Teh et al. 2006 section 5.3), from
+  ``stick_concentration`` at the start; ``stick_update="fixed"`` keeps it;
 * **pruning** (not in the thesis; G6): after each M-step a topic whose share of the expected
   tokens is below ``prune_share`` is dropped and its a_k joins the rest;
 * **cap**: a minibatch opens topics only while T < ``max_topics`` (the new-topic probability is
@@ -38,15 +42,16 @@ from ..engine import OnlineEM, initial_parameters
 from ..inference.alpha_updates import MinkaFixedPoint
 from ..inference.hdp_estep import HDPGibbsEstimator
 from ..inference.presets import SMOOTHED_TOPIC_WORD_PRIOR, Method, PartSettings, STEP_SIZES
-from ..inference.sticks import (UNSEEN_WORDS, StickDirichlet, StickPointEstimate,
-                                StickPosteriorMean, StickSelection, has_rest, initial_sticks,
-                                stick_weights)
+from ..inference.sticks import (UNSEEN_WORDS, StickConcentration, StickDirichlet,
+                                StickPointEstimate, StickPosteriorMean, StickSelection, has_rest,
+                                initial_sticks, stick_weights)
 from ..validation import (BOOLEAN, Integral, Interval, Options, ParameterError, Real,
                           validate_parameters)
 from .base import RANDOM_STATE
 from .online_lda import OnlineLDA
 
 HDP_METHODS = ("g-oem", "vargibbs")
+STICK_UPDATES = ("empirical-bayes", "fixed")
 # eta of VarGibbs' Dirichlet topics (spec 1.1: gensim HdpModel's default)
 BAYESIAN_TOPIC_WORD_PRIOR = 0.01
 
@@ -62,10 +67,12 @@ class OnlineHDP(OnlineLDA):
     doc_topic_prior : b, the document-level concentration (nu_d ~ Dirichlet(b pi)); its
         starting value: b_eff = sum a is learnt with pi by the M-step.
     stick_concentration : alpha of the corpus sticks pibar_k ~ Beta(1, alpha), which sets how
-        readily topics open (the thesis gives no value; the spec's 1, gensim's, stopped at 17
-        topics on debian; 5 finds 12-14 topics of weight > 1% on the planted K* = 10 corpus,
-        scoring as LDA G-OEM K = 10, and on real corpora larger values score better:
-        docs/hdp.md).
+        readily topics open: its value at the start (the thesis gives none), learnt after each
+        M-step unless ``stick_update="fixed"``. Most topics open in the first minibatches, so
+        the start matters (docs/hdp.md).
+    stick_update : "empirical-bayes" (default): alpha maximises the likelihood of T topics among
+        the m expected tables, T = alpha (digamma(alpha + m) - digamma(alpha)) (Antoniak 1974;
+        the likelihood of Teh et al. 2006's auxiliary-variable update); "fixed": alpha stays.
     topic_word_prior : eta; beta is the posterior mean given the expected counts as for LDA
         G-OEM (default 0.03, `presets.SMOOTHED_TOPIC_WORD_PRIOR`); an opened topic scores its
         document's words by the Dirichlet(eta) predictive until the next M-step.
@@ -79,6 +86,7 @@ class OnlineHDP(OnlineLDA):
 
     Fitted attributes: ``components_`` (T x V), ``n_topics_`` (T), ``topic_weights_`` (pi, T),
     ``rest_weight_`` (pi_*, 0 when truncated), ``concentration_`` (b_eff = sum a),
+    ``stick_concentration_`` (alpha now),
     ``doc_topic_prior_`` (b pi, T), ``n_topics_history_`` (T after every step),
     ``vocabulary_``, ``n_steps_``, ``n_documents_seen_``.
     """
@@ -89,7 +97,7 @@ class OnlineHDP(OnlineLDA):
 
     def __init__(self, method: str = "g-oem", initial_topics: int = 2, max_topics: int = 200,
                  doc_topic_prior: float = 1.0, stick_concentration: float = 5.0,
-                 topic_word_prior=None, prune_share: float = 1e-4,
+                 stick_update: str = "fixed", topic_word_prior=None, prune_share: float = 1e-4,
                  unseen_words: str = "uniform", batch_size: int = 100, local_passes: int = 20,
                  step_offset: float = 0.0, step_decay: float = 0.5, n_passes: int = 1,
                  corpus_size=None, random_state=None, grow_vocabulary: bool = False,
@@ -99,6 +107,7 @@ class OnlineHDP(OnlineLDA):
         self.max_topics = max_topics
         self.doc_topic_prior = doc_topic_prior
         self.stick_concentration = stick_concentration
+        self.stick_update = stick_update
         self.topic_word_prior = topic_word_prior
         self.prune_share = prune_share
         self.unseen_words = unseen_words
@@ -118,6 +127,7 @@ class OnlineHDP(OnlineLDA):
         "max_topics": [Interval(Integral, 1, None)],
         "doc_topic_prior": [Interval(Real, 0, None, "neither")],
         "stick_concentration": [Interval(Real, 0, None, "neither")],
+        "stick_update": [Options(STICK_UPDATES)],
         "topic_word_prior": [None, Interval(Real, 0, None)],
         "prune_share": [Interval(Real, 0, 1, "left")],
         "unseen_words": [Options(UNSEEN_WORDS)],
@@ -133,7 +143,8 @@ class OnlineHDP(OnlineLDA):
     }
     _parameter_symbols = {**OnlineLDA._parameter_symbols, "initial_topics": "T_0",
                           "doc_topic_prior": "b, the document concentration",
-                          "stick_concentration": "alpha of the sticks"}
+                          "stick_concentration": "alpha of the sticks",
+                          "stick_update": "the update of alpha of the sticks"}
 
     # --- parts ---------------------------------------------------------------------------------
     def _validated_method(self) -> Method:
@@ -160,9 +171,11 @@ class OnlineHDP(OnlineLDA):
         """Algorithm 1 with HDP's parts: the growing Gibbs step and the step size of LDA's
         presets; for G-OEM stick-weighted point topics and Minka's fixed point on a, for
         VarGibbs Dirichlet topics and Beta sticks from the expected tables (eq. 18); pruning
-        after each step."""
+        after each step, then the stick concentration (learnt or fixed)."""
         eta = settings.topic_word_prior
         bayesian = method.name == "vargibbs"
+        concentration = StickConcentration(float(self.stick_concentration),
+                                           learnt=self.stick_update == "empirical-bayes")
         local = HDPGibbsEstimator(passes=settings.local_passes, topic_word_prior=eta,
                                   stick_concentration=float(self.stick_concentration),
                                   max_topics=int(self.max_topics),
@@ -171,15 +184,17 @@ class OnlineHDP(OnlineLDA):
         if not bayesian:
             return OnlineEM(local, StickPointEstimate(eta, unseen_words=self.unseen_words),
                             step_size, MinkaFixedPoint(), seed=seed,
-                            topic_selection=StickSelection(float(self.prune_share)))
-        sticks = StickPosteriorMean(settings.corpus_size, float(self.stick_concentration),
+                            topic_selection=StickSelection(float(self.prune_share)),
+                            local_update=concentration)
+        sticks = StickPosteriorMean(settings.corpus_size, concentration,
                                     float(self.doc_topic_prior))
         try:
             topics = StickDirichlet(settings.corpus_size, eta, unseen_words=self.unseen_words)
         except ValueError as error:  # no corpus size D (partial_fit), or eta = 0
             raise ParameterError(f"OnlineHDP(method='vargibbs'): {error}") from None
         return OnlineEM(local, topics, step_size, sticks, seed=seed,
-                        topic_selection=StickSelection(float(self.prune_share), sticks))
+                        topic_selection=StickSelection(float(self.prune_share), sticks),
+                        local_update=concentration)
 
     def _initial_parameters(self, n_words: int, rng: np.random.Generator):
         """beta_0 as LDA's (`initial_parameters`, the same draws for the same seed), the seed of
@@ -224,6 +239,11 @@ class OnlineHDP(OnlineLDA):
     @property
     def n_topics_(self) -> int:
         return self._require_fitted().n_topics
+
+    @property
+    def stick_concentration_(self) -> float:
+        """alpha of the sticks now (learnt, or ``stick_concentration`` when fixed)."""
+        return float(self._require_fitted().local.stick_concentration)
 
     @property
     def doc_topic_prior_(self) -> np.ndarray:

@@ -35,6 +35,9 @@ The statistics (`MinibatchStats`, summed over documents):
     Antoniak law of line 1406 (whose draws the thesis samples: the same expectation, without
     their noise), averaged over recorded passes; the rest has no table (0).
 
+``MinibatchStats.tables`` is their sum over topics for either method (the m of the learnt stick
+concentration, `inference.sticks.StickConcentration`).
+
 ``MinibatchStats.padding`` holds what s_{i-1} gets for the new components (G4,
 `SufficientStats.add_topics`): the values that make a' a fixed point of the G-OEM M-step,
 digamma(a'_k) - digamma(sum a'), or no tables (0, the Beta(1, alpha) prior of a new stick).
@@ -125,8 +128,9 @@ class HDPGibbsRun:
         counts = np.concatenate([doc_counts[:, :, :n_topics], opened[:, :, kept]], axis=2)
         prior = self._split_rest(alpha, usage) if has_rest else alpha
         padding = None
+        tables = self._tables(prior[:counts.shape[2]], counts)
         if estimator.statistic == "tables":
-            second = np.append(self._tables(prior[:counts.shape[2]], counts), 0.0)[:prior.size]
+            second = np.append(tables, 0.0)[:prior.size]
             padding = np.zeros(kept.size + 1)
         else:
             second = doc_log_theta.sum(axis=0) / recorded
@@ -139,7 +143,8 @@ class HDPGibbsRun:
         grew = kept.size > 0
         self._statistics = MinibatchStats(batch.words, word_topic, second, batch.n_documents,
                                           batch.n_words, prior=prior if grew else None,
-                                          padding=padding if grew else None)
+                                          padding=padding if grew else None,
+                                          tables=float(tables.sum()))
         expected = batch.document_totals(entry_topic) / recorded + prior[:word_topic.shape[1]]
         self._doc_topic = expected / expected.sum(axis=1, keepdims=True)
 

@@ -39,7 +39,10 @@ class MinibatchStats:
     columns and ``log_theta`` T + M + 1 entries (the rest of the stick last); ``prior`` is the
     alpha they were computed with, a' = b (pi, pi_*) over the T + M topics and the rest, and
     ``padding`` the M + 1 values s2 of s_{i-1} gets for the new components and the rest
-    (`SufficientStats.add_topics`). Both None otherwise.
+    (`SufficientStats.add_topics`). Both None otherwise. ``tables`` (HDP only, else None): the
+    sum over documents of their expected number of tables, E[s_dk] summed over topics
+    (`inference.hdp_estep`), which the learnt stick concentration reads
+    (`inference.sticks.StickConcentration`).
     """
 
     words: np.ndarray
@@ -49,6 +52,7 @@ class MinibatchStats:
     n_words: int
     prior: np.ndarray | None = None
     padding: np.ndarray | None = None
+    tables: float | None = None
 
     @property
     def n_topics(self) -> int:
@@ -69,8 +73,10 @@ class MinibatchStats:
         word_topic = np.zeros((words.size, self.n_topics))
         word_topic[np.searchsorted(words, self.words)] += self.word_topic
         word_topic[np.searchsorted(words, other.words)] += other.word_topic
+        tables = (None if self.tables is None or other.tables is None
+                  else self.tables + other.tables)
         return MinibatchStats(words, word_topic, self.log_theta + other.log_theta,
-                              self.n_documents + other.n_documents, self.n_words)
+                              self.n_documents + other.n_documents, self.n_words, tables=tables)
 
     def topic_word(self) -> np.ndarray:
         """Dense K x V s1 (summed over documents)."""
@@ -87,23 +93,28 @@ class _Checkpoint:
     topic_totals: np.ndarray
     log_theta: np.ndarray
     n_documents: float
+    tables: float | None
 
 
 class SufficientStats:
     """The running statistics s_i = (s1, s2) of online EM.
 
     ``raw`` (V x K) with ``scale``: s1[k, v] = scale * raw[v, k]; ``topic_totals`` (K):
-    sum_v s1[k, v]; ``log_theta`` (K): s2; ``n_documents``: documents blended in so far.
+    sum_v s1[k, v]; ``log_theta`` (K): s2; ``n_documents``: documents blended in so far;
+    ``tables`` (HDP, else None): the expected tables per document, blended by eq. 3 like s2
+    (from 0 when the first minibatch that has them comes: rho_1 = 1 by default).
     """
 
     def __init__(self, raw: np.ndarray, log_theta: np.ndarray, scale: float = 1.0,
-                 topic_totals: np.ndarray | None = None, n_documents: float = 0.0):
+                 topic_totals: np.ndarray | None = None, n_documents: float = 0.0,
+                 tables: float | None = None):
         self.raw = np.ascontiguousarray(raw, dtype=np.float64)
         self.log_theta = np.asarray(log_theta, dtype=np.float64).copy()
         self.scale = float(scale)
         self.topic_totals = (scale * self.raw.sum(axis=0) if topic_totals is None
                              else np.asarray(topic_totals, dtype=np.float64).copy())
         self.n_documents = float(n_documents)
+        self.tables = None if tables is None else float(tables)
 
     @classmethod
     def from_parameters(cls, beta: np.ndarray, alpha: np.ndarray, document_length: float):
@@ -124,7 +135,7 @@ class SufficientStats:
 
     def copy(self) -> "SufficientStats":
         return SufficientStats(self.raw.copy(), self.log_theta, self.scale, self.topic_totals,
-                               self.n_documents)
+                               self.n_documents, self.tables)
 
     def topic_word(self) -> np.ndarray:
         """Dense s1, K x V (O(K V): for inspection and tests)."""
@@ -158,12 +169,15 @@ class SufficientStats:
                    rho / self.scale, column_sums)
         self.topic_totals += rho * column_sums
         self.log_theta += rho * (minibatch.log_theta / minibatch.n_documents)
+        if minibatch.tables is not None:
+            kept = 0.0 if self.tables is None or rho >= 1.0 else (1.0 - rho) * self.tables
+            self.tables = kept + rho * (minibatch.tables / minibatch.n_documents)
         self.n_documents += minibatch.n_documents
 
     def checkpoint(self, words: np.ndarray) -> _Checkpoint:
         """What a blend touching ``words`` changes, so `restore` can undo it (boosted ++)."""
         return _Checkpoint(words, self.raw[words].copy(), self.scale, self.topic_totals.copy(),
-                           self.log_theta.copy(), self.n_documents)
+                           self.log_theta.copy(), self.n_documents, self.tables)
 
     def restore(self, checkpoint: _Checkpoint) -> None:
         """Undo blends made since ``checkpoint`` that touched only its words (a blend with
@@ -173,6 +187,7 @@ class SufficientStats:
         self.topic_totals[:] = checkpoint.topic_totals
         self.log_theta[:] = checkpoint.log_theta
         self.n_documents = checkpoint.n_documents
+        self.tables = checkpoint.tables
 
     def add_words(self, n_new: int) -> None:
         """Append ``n_new`` words with s1 = 0 in every topic (a growing vocabulary): the row sums
@@ -334,12 +349,17 @@ class IterateAverage:
 
 def stats_state_arrays(stats: SufficientStats) -> dict[str, np.ndarray]:
     """The arrays that reproduce ``stats`` exactly (for model files)."""
-    return {"stats_raw": stats.raw, "stats_log_theta": stats.log_theta,
-            "stats_topic_totals": stats.topic_totals,
-            "stats_scale": np.array(stats.scale), "stats_n_documents": np.array(stats.n_documents)}
+    arrays = {"stats_raw": stats.raw, "stats_log_theta": stats.log_theta,
+              "stats_topic_totals": stats.topic_totals,
+              "stats_scale": np.array(stats.scale), "stats_n_documents": np.array(stats.n_documents)}
+    if stats.tables is not None:
+        arrays["stats_tables"] = np.array(stats.tables)
+    return arrays
 
 
 def stats_from_state_arrays(arrays: dict[str, np.ndarray]) -> SufficientStats:
+    tables = arrays.get("stats_tables")  # absent: LDA, or an HDP file written before it existed
     return SufficientStats(arrays["stats_raw"], arrays["stats_log_theta"],
                            float(arrays["stats_scale"]), arrays["stats_topic_totals"],
-                           float(arrays["stats_n_documents"]))
+                           float(arrays["stats_n_documents"]),
+                           None if tables is None else float(tables))

@@ -17,7 +17,9 @@ exact, (nu_1, ..., nu_T, sum_{k>T} nu_k) ~ Dirichlet(a) (specs/components.md G1)
 
 `initial_sticks` draws the start (T = 2 topics, thesis p. 59), `StickPointEstimate` gives the
 local step its word weights (one more column: the weight of a word under a new topic), and
-`StickSelection` prunes after each M-step.
+`StickSelection` prunes after each M-step, and `StickConcentration` gives the stick
+concentration alpha of Beta(1, alpha), fixed or learnt by empirical Bayes from the expected
+number of tables (`empirical_bayes_concentration`).
 
 VarGibbs (Wang & Blei 2012; thesis eq. 18) keeps Bayesian sticks instead: q(pibar_k) =
 Beta(a_k, b_k) from the expected table counts (`StickPosteriorMean`, the local step's
@@ -26,9 +28,10 @@ Beta(a_k, b_k) from the expected table counts (`StickPosteriorMean`, the local s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
+from scipy.optimize import brentq
 from scipy.special import digamma
 
 from .gibbs_estep import local_word_weights
@@ -109,27 +112,81 @@ class StickDirichlet(NewTopicColumn, VariationalDirichlet):
         return stats
 
 
+def expected_topics(concentration: float, n_tables: float) -> float:
+    """E[K | alpha, m] = alpha (digamma(alpha + m) - digamma(alpha)) = sum_{i<m} alpha / (alpha
+    + i): the expected number of distinct topics (dishes) among m tables of a Dirichlet process of
+    concentration alpha (Antoniak 1974), increasing in alpha from 1 (alpha -> 0) to m."""
+    return concentration * (digamma(concentration + n_tables) - digamma(concentration))
+
+
+def empirical_bayes_concentration(n_topics: float, n_tables: float) -> float:
+    """The alpha maximising p(K | alpha, m) = S(m, K) alpha^K Gamma(alpha) / Gamma(alpha + m),
+    the law of the number K of topics among m tables under the corpus-level DP of the HDP
+    (Antoniak 1974; Escobar & West 1995, eq. 13; Teh et al. 2006, section 5.3 and appendix A,
+    whose auxiliary-variable sampler draws alpha from this likelihood times a Gamma prior). Its
+    log-derivative K / alpha + digamma(alpha) - digamma(alpha + m) vanishes where K =
+    `expected_topics`(alpha, m), one root for 1 < K < m (``ValueError`` otherwise). The stick
+    likelihood T log alpha + (alpha - 1) sum_k log(1 - pibar_k) is no use here: the sum is
+    log pi_* (the product of the (1 - pibar_k) is the rest), and the rest of G-OEM's sticks is
+    split by alpha itself, so its maximiser T / (-log pi_*) returns the alpha the model was run
+    with (docs/hdp.md)."""
+    if not 1.0 < n_topics < n_tables:
+        raise ValueError(f"the concentration is identifiable for 1 < K < m only, got K = "
+                         f"{n_topics}, m = {n_tables}")
+    high = 1.0
+    while expected_topics(high, n_tables) < n_topics:
+        high *= 2.0
+    return float(brentq(lambda alpha: expected_topics(alpha, n_tables) - n_topics,
+                        1e-12, high, xtol=1e-12, rtol=1e-14))
+
+
+@dataclass(frozen=True)
+class StickConcentration:
+    """alpha of the sticks pibar_k ~ Beta(1, alpha): ``initial`` until the statistics carry
+    expected tables, then, if ``learnt``, the empirical-Bayes value
+    (`empirical_bayes_concentration`) with K = T, the topics in use after pruning, and
+    m = D t, t the expected tables per document blended by eq. 3 (`SufficientStats.tables`)
+    and D the documents seen: the number of tables of the documents seen so far if every one
+    were drawn under the current parameters. A pure function of s_i, so a model file resumes
+    exactly. As the engine's ``local_update`` it gives the local step its concentration."""
+
+    initial: float
+    learnt: bool = True
+
+    def value(self, stats: SufficientStats) -> float:
+        if not self.learnt or not stats.tables:
+            return self.initial
+        n_tables = stats.n_documents * stats.tables
+        if not 1 < stats.n_topics < n_tables:
+            return self.initial
+        return empirical_bayes_concentration(stats.n_topics, n_tables)
+
+    def __call__(self, local, stats: SufficientStats):
+        return replace(local, stick_concentration=self.value(stats))
+
+
 @dataclass(frozen=True)
 class StickPosteriorMean:
     """VarGibbs' sticks (thesis eq. 18), as an `AlphaUpdate`: q(pibar_k) = Beta(a_k, b_k) with
 
         a_k = 1 + D t_k,    b_k = alpha + D sum_{j>k} t_j,
 
-    t = s2, the blended expected tables per document (the blend (1 - rho)(a, b) + rho (a-hat,
-    b-hat) of eq. 18 is this with t blended by eq. 3, as lambda with s1). The local step's
+    alpha from ``concentration`` (`StickConcentration`), t = s2, the blended expected tables per
+    document (the blend (1 - rho)(a, b) + rho (a-hat, b-hat) of eq. 18 is this with t blended by
+    eq. 3, as lambda with s1). The local step's
     alpha is b E_q[pi]: E_q[pibar] = a / (a + b) through `stick_weights` (the mean of the
     product of independent breaks), the rest last. The thesis writes b_k - alpha in the
     exponent of pibar's conditional (line 1410), a typo for b_k - 1 (spec 1.6)."""
 
     corpus_size: float
-    stick_concentration: float
+    concentration: StickConcentration
     doc_concentration: float
 
     def beta_parameters(self, stats: SufficientStats) -> tuple[np.ndarray, np.ndarray]:
         tables = stats.log_theta[:stats.n_topics]
         later = np.cumsum(tables[::-1])[::-1] - tables
         return (1.0 + self.corpus_size * tables,
-                self.stick_concentration + self.corpus_size * later)
+                self.concentration.value(stats) + self.corpus_size * later)
 
     def sticks(self, stats: SufficientStats) -> np.ndarray:
         a, b = self.beta_parameters(stats)
