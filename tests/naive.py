@@ -620,3 +620,13 @@ def group_sums(values, group, n_groups, divisor):
     indicator = sp.csr_matrix((np.ones(group.size), (group, np.arange(group.size))),
                               shape=(n_groups, group.size))
     return np.asarray(indicator @ values) / divisor
+
+
+def merge_sorted_rows(words_a, rows_a, words_b, rows_b):
+    """Twin of kernels.statistics.merge_sorted_rows: union of the keys, rows summed where both
+    have one (zeros + a + b)."""
+    words = np.union1d(words_a, words_b)
+    rows = np.zeros((words.size, rows_a.shape[1]))
+    rows[np.searchsorted(words, words_a)] += rows_a
+    rows[np.searchsorted(words, words_b)] += rows_b
+    return words, rows

@@ -11,6 +11,9 @@ from streamtopics.inference.global_parameters import PointEstimate
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.schedules import Incremental, PolynomialDecay
 from streamtopics.inference.stats import IterateAverage, MinibatchStats, SufficientStats
+from streamtopics.kernels.statistics import merge_sorted_rows
+
+import naive
 
 
 def random_counts(rng, n_docs, n_words, mean_length=10):
@@ -129,3 +132,20 @@ def test_step_sizes():
         seen += size
         total += minibatch.topic_word()
     np.testing.assert_allclose(stats.topic_word(), total / seen, rtol=1e-12)
+
+
+@pytest.mark.parametrize("case", ["overlapping", "disjoint", "same", "one empty"])
+def test_merge_kernel_equals_its_numpy_twin_bit_for_bit(case):
+    rng = np.random.default_rng(3)
+    words_a = np.sort(rng.choice(40, 15, replace=False)).astype(np.int64)
+    words_b = {"overlapping": np.sort(rng.choice(40, 12, replace=False)),
+               "disjoint": np.setdiff1d(np.arange(40), words_a)[:10],
+               "same": words_a.copy(),
+               "one empty": np.zeros(0)}[case].astype(np.int64)
+    rows_a = rng.gamma(0.5, size=(words_a.size, 4))
+    rows_b = rng.gamma(0.5, size=(words_b.size, 4))
+    words, rows = merge_sorted_rows(words_a, rows_a, words_b, rows_b)
+    expected_words, expected_rows = naive.merge_sorted_rows(words_a, rows_a, words_b, rows_b)
+    np.testing.assert_array_equal(words, expected_words)
+    np.testing.assert_array_equal(rows, expected_rows)
+

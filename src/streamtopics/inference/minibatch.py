@@ -48,7 +48,10 @@ class Minibatch:
             counts = counts.copy()  # never modify the caller's matrix
             counts.sum_duplicates()
             counts.eliminate_zeros()
-        words, entry_word = np.unique(counts.indices, return_inverse=True)
+        present = np.zeros(counts.shape[1], dtype=bool)  # O(entries + V), no sort (np.unique)
+        present[counts.indices] = True
+        words = np.flatnonzero(present)
+        entry_word = (np.cumsum(present) - 1)[counts.indices]
         entry_count = counts.data.astype(np.int64)
         token_ptr = np.zeros(counts.shape[0] + 1, dtype=np.int64)
         np.cumsum(np.asarray(counts.sum(axis=1), dtype=np.int64).ravel(), out=token_ptr[1:])

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import digamma
 
-from ..kernels.statistics import blend_rows, set_rows
+from ..kernels.statistics import blend_rows, merge_sorted_rows, set_rows
 
 # When the lazy scale of s1 falls below this, it is folded into the stored values.
 _SMALLEST_SCALE = 1e-150
@@ -67,12 +67,9 @@ class MinibatchStats:
         """The statistics of the union of both minibatches' documents (exact: sums)."""
         if other.n_words != self.n_words or other.n_topics != self.n_topics:
             raise ValueError("cannot merge statistics of different vocabularies or topic counts")
-        words = np.concatenate([self.words, other.words])
-        words.sort(kind="stable")  # two sorted runs: a linear-time (radix) sort, no hashing
-        words = words[np.r_[True, words[1:] != words[:-1]]]
-        word_topic = np.zeros((words.size, self.n_topics))
-        word_topic[np.searchsorted(words, self.words)] += self.word_topic
-        word_topic[np.searchsorted(words, other.words)] += other.word_topic
+        words, word_topic = merge_sorted_rows(self.words, np.ascontiguousarray(self.word_topic),
+                                              other.words,
+                                              np.ascontiguousarray(other.word_topic))
         tables = (None if self.tables is None or other.tables is None
                   else self.tables + other.tables)
         return MinibatchStats(words, word_topic, self.log_theta + other.log_theta,

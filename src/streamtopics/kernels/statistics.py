@@ -83,3 +83,42 @@ def has_empty_row(weights):
         if empty:
             return True
     return False
+
+
+@njit(cache=True)
+def merge_sorted_rows(words_a, rows_a, words_b, rows_b):
+    """(words, rows) of the union of two row-sparse matrices with ascending, distinct keys
+    ``words_a`` and ``words_b``: a row present in both is ``rows_a[i] + rows_b[j]``, any other
+    is copied. One linear pass (two pointers), no sort and no search."""
+    n_a, n_b, width = words_a.size, words_b.size, rows_a.shape[1]
+    union = 0
+    i = j = 0
+    while i < n_a or j < n_b:
+        if j == n_b or (i < n_a and words_a[i] < words_b[j]):
+            i += 1
+        elif i == n_a or words_b[j] < words_a[i]:
+            j += 1
+        else:
+            i += 1
+            j += 1
+        union += 1
+    words = np.empty(union, dtype=words_a.dtype)
+    rows = np.empty((union, width), dtype=rows_a.dtype)
+    i = j = 0
+    for r in range(union):
+        if j == n_b or (i < n_a and words_a[i] < words_b[j]):
+            words[r] = words_a[i]
+            rows[r] = rows_a[i]
+            i += 1
+        elif i == n_a or words_b[j] < words_a[i]:
+            words[r] = words_b[j]
+            rows[r] = rows_b[j]
+            j += 1
+        else:
+            words[r] = words_a[i]
+            for k in range(width):
+                rows[r, k] = rows_a[i, k] + rows_b[j, k]
+            i += 1
+            j += 1
+    return words, rows
+
