@@ -9,23 +9,24 @@ run, on two streams trained online by G-OEM (P = 20, one pass):
   stream by default; the rate is steady after the first step).
 
 Per configuration and stream: documents/s, seconds per step split into the E-step map (tasks
-built, sent, run, gathered) and the client's rest (word weights, tree merge of the chunks,
-M-step), and for Dask the chunks, bytes sent and received per step. The models must be
-bit-identical across backends (checked). The configurations alternate (serial, dask 1,
+built, sent, run, merged on the workers, the result gathered) and the client's rest (minibatch,
+word weights, M-step), and for Dask the chunks, bytes sent and received per step. The models
+must be bit-identical across backends (checked). The configurations alternate (serial, dask 1,
 dask 2, then again) and each keeps its best repetition, so a burst of load on the shared
 machine shows as a gap between repetitions, not as a speed-up.
 
 The shared 2-CPU host runs other jobs, so besides wall-clock documents/s each run reports CPU
-times: the client process' own CPU per step and each task's thread CPU by worker, whence a
-"CPU-bound" rate, documents / (client CPU + the busiest worker's CPU) per step.
+times: the client process' own CPU per step and the tasks' compute time by worker (Dask's task
+stream), whence a "CPU-bound" rate, documents / (client CPU + the busiest worker's time) per
+step.
 
-From the synthetic stream's measured CPU costs the script projects the throughput of W = 2, 8,
-32, 128 workers: t_step(W, B) = alpha U(B) / U(B0) + (beta + 1 / bandwidth) bytes(B, W)
-+ e B / W, with e the E-step CPU per document (serial), alpha and beta the client CPU per step
-without traffic and per byte (solved from the 1- and 2-worker runs, which send different
-bytes), U(B) the minibatch's distinct words, bytes(B, W) counted from the chunk plan of real
-minibatches, 1 GB/s at the client; and for each W the smallest minibatch (25,600 x 2^j) at
-which the client takes at most 20 % of a step.
+From the synthetic stream's measured costs the script projects the throughput of W = 2, 8, 32,
+128 workers: t_step(W, B) = client(B) + e B / W + levels(W) U_c (K + 1) (m + 8 / bandwidth),
+with e the E-step CPU per document (serial), client(B) the client's CPU per document of its own
+(serial run) and for serialising and moving data (dask-2 minus serial) times B plus the bytes
+at 1 GB/s, levels(W) the depth of the merge tree over the 2W chunks (run on the workers),
+U_c a chunk's distinct words and m the merge's CPU per entry (measured); and for each W the
+smallest minibatch (B0 x 2^j) at which the client takes at most 20 % of a step.
 
 Usage: ``python bench/distributed.py [--documents 1000000] [--measure N] [--batch-size 25600]
 [--repeat 2]``. Writes bench/results/distributed.{json,md} and prints the table.
@@ -38,7 +39,6 @@ import os
 os.environ["NUMBA_NUM_THREADS"] = "1"  # before numba loads, here and in the worker processes
 
 import argparse  # noqa: E402
-import functools  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -64,16 +64,10 @@ BANDWIDTH = 1.0e9  # bytes/s a client's network moves (10 GbE, about 1.2e9 at be
 CLIENT_SHARE = 0.2
 
 
-def _timed_task(function, task):
-    """``function(task)`` with the CPU seconds of the thread that ran it and its process."""
-    started = time.thread_time()
-    result = function(task)
-    return result, time.thread_time() - started, os.getpid()
-
-
 class Timed:
-    """A backend whose map calls are timed: wall seconds of the E-step (tasks sent, run,
-    gathered) and the CPU seconds of each task, by worker process."""
+    """A backend whose E-step is timed: wall seconds of the map (tasks sent, run, merged,
+    gathered), and per step the compute seconds of the tasks by worker: this thread's CPU for
+    the serial backend, the workers' task compute times (Dask's task stream) for Dask."""
 
     def __init__(self, inner):
         self.inner, self.seconds = inner, 0.0
@@ -82,19 +76,32 @@ class Timed:
         self.name = inner.name
         self.task_cpu = 0.0        # all tasks
         self.critical_cpu = 0.0    # per step, the busiest worker's tasks
-        self.received = 0          # bytes of the statistics returned
+        if hasattr(inner, "map_reduce"):
+            self.map_reduce = self._map_reduce
 
     def __call__(self, function, chunks):
-        started = time.perf_counter()
-        results = list(self.inner(functools.partial(_timed_task, function), chunks))
+        started, cpu = time.perf_counter(), time.thread_time()
+        results = list(self.inner(function, chunks))
         self.seconds += time.perf_counter() - started
-        by_worker: dict[int, float] = {}
-        for _, cpu, pid in results:
-            by_worker[pid] = by_worker.get(pid, 0.0) + cpu
-        self.received += sum(result.nbytes for result, _, _ in results)
+        self.task_cpu += time.thread_time() - cpu
+        self.critical_cpu += time.thread_time() - cpu
+        return iter(results)
+
+    def _map_reduce(self, function, chunks, merge):
+        from distributed import get_task_stream
+        started = time.perf_counter()
+        with get_task_stream(client=self.inner.client) as stream:
+            result = self.inner.map_reduce(function, chunks, merge)
+        self.seconds += time.perf_counter() - started
+        by_worker: dict[str, float] = {}
+        for task in stream.data:
+            for span in task["startstops"]:
+                if span["action"] == "compute":
+                    by_worker[task["worker"]] = (by_worker.get(task["worker"], 0.0)
+                                                 + span["stop"] - span["start"])
         self.task_cpu += sum(by_worker.values())
-        self.critical_cpu += max(by_worker.values())
-        return iter(result for result, _, _ in results)
+        self.critical_cpu += max(by_worker.values(), default=0.0)
+        return result
 
 
 def synthetic_stream(n_documents: int, batch_size: int, n_topics: int, n_words: int,
@@ -146,7 +153,7 @@ def train(batches, n_topics: int, backend) -> dict:
     if transfer is not None:
         row.update(chunks_per_step=transfer.chunks / transfer.steps,
                    bytes_sent_per_step=transfer.sent / transfer.steps,
-                   bytes_received_per_step=timed.received / transfer.steps)
+                   bytes_received_per_step=transfer.received / transfer.steps)
         transfer.steps = transfer.chunks = transfer.sent = transfer.received = 0
     return row
 
@@ -186,53 +193,73 @@ def compare(name: str, make_batches, n_topics: int, backends: dict, repeat: int)
     return list(best.values())
 
 
-def chunk_bytes(counts, n_topics: int, workers: int) -> tuple[int, int, int]:
-    """(chunks, bytes sent, bytes received) of one step of ``workers`` Dask workers, from the
-    chunk plan of a real minibatch: each chunk's documents (CSR-like arrays, about 28 bytes an
-    entry) and the weights of its words (8 K bytes a word) out, its statistics back."""
+def step_plan(counts, n_topics: int, workers: int) -> dict:
+    """One step of ``workers`` Dask workers on the minibatch ``counts``, from the chunk plan:
+    chunks, the client's bytes (each chunk's documents, about 24 bytes an entry and 16 a
+    document, the minibatch's U x K weights once, one U x K merged result back), the
+    levels of the merge tree on the workers and the distinct words of a chunk."""
     bounds = chunk_bounds(counts.shape[0], BACKEND_CHUNKS_PER_WORKER * workers)
-    sent = received = 0
-    for start, stop in bounds:
-        part = counts[start:stop]
-        words = np.unique(part.indices).size
-        sent += part.nnz * 24 + (stop - start + 1) * 16 + words * (8 * n_topics + 8)
-        received += words * (8 * n_topics + 8) + 8 * n_topics
-    return len(bounds), sent, received
+    row = 8 * n_topics + 8
+    words = np.unique(counts.indices).size
+    chunk_words = max(np.unique(counts[start:stop].indices).size for start, stop in bounds)
+    return {"chunks": len(bounds), "levels": max(0, (len(bounds) - 1).bit_length()),
+            "bytes_sent": counts.nnz * 24 + (counts.shape[0] + len(bounds)) * 16 + words * row,
+            "bytes_received": words * row + 8 * n_topics, "chunk_words": chunk_words}
+
+
+def merge_seconds_per_entry(n_topics: int, words: int = 8000) -> float:
+    """CPU seconds per (word, topic) entry of merging two chunks' statistics (the kernel of
+    `MinibatchStats.merge`), on two overlapping random word sets."""
+    from streamtopics.kernels.sparse_rows import merge_sorted_rows
+    rng = np.random.default_rng(0)
+    keys = [np.sort(rng.choice(2 * words, words, replace=False)).astype(np.int64)
+            for _ in range(2)]
+    rows = [rng.random((words, n_topics)) for _ in range(2)]
+    merge_sorted_rows(keys[0], rows[0], keys[1], rows[1])  # compiled
+    started = time.thread_time()
+    for _ in range(20):
+        merge_sorted_rows(keys[0], rows[0], keys[1], rows[1])
+    return (time.thread_time() - started) / 20 / (2 * words * n_topics)
 
 
 def project(rows: list[dict], args) -> dict:
-    """Throughput of W workers from the synthetic stream's measured CPU costs (see the module
-    docstring): t_step = alpha U(B) / U(B0) + (beta + 1 / bandwidth) bytes(B, W) + e B / W."""
-    serial, one, two = (next(r for r in rows if r["configuration"] == name)
-                        for name in ("serial", "dask-1", "dask-2"))
+    """Throughput of W workers from the synthetic stream's measured costs (module docstring):
+    t_step(W, B) = client(B) + e B / W + levels(W) (merge + transfer of a chunk's U_c x K),
+    client(B) = (c_local + c_traffic) B / B0 + bytes(B) / bandwidth: the client's own CPU per
+    step (serial run: building the minibatch, word weights, M-step) and the Dask client's extra
+    CPU (serialising, sending, receiving: dask-2 minus serial), both linear in the documents."""
+    serial, two = (next(r for r in rows if r["configuration"] == name)
+                   for name in ("serial", "dask-2"))
     batch = args.batch_size
     per_document = serial["task_cpu_per_step"] / batch
-    traffic = [r["bytes_sent_per_step"] + r["bytes_received_per_step"] for r in (one, two)]
-    per_byte = max(0.0, (two["client_cpu_per_step"] - one["client_cpu_per_step"])
-                   / (traffic[1] - traffic[0])) if traffic[1] != traffic[0] else 0.0
-    fixed = max(0.0, two["client_cpu_per_step"] - per_byte * traffic[1])
+    local = serial["client_cpu_per_step"] / batch
+    traffic = max(0.0, two["client_cpu_per_step"] - serial["client_cpu_per_step"]) / batch
+    merge = merge_seconds_per_entry(args.topics)
     sample = {size: next(synthetic_stream(size, size, args.topics, args.words, args.length))
               for size in (batch * 2 ** j for j in range(5))}
-    distinct = {size: np.unique(counts.indices).size for size, counts in sample.items()}
     projection = {}
     for workers in (2, 8, 32, 128):
         by_size = {}
         for size, counts in sample.items():
-            chunks, sent, received = chunk_bytes(counts, args.topics, workers)
-            client = fixed * distinct[size] / distinct[batch] \
-                + (per_byte + 1 / BANDWIDTH) * (sent + received)
-            step = client + per_document * size / workers
-            by_size[size] = {"documents_per_second": size / step, "client_share": client / step,
-                             "chunks": chunks, "bytes_sent": sent, "bytes_received": received,
+            plan = step_plan(counts, args.topics, workers)
+            client = (local + traffic) * size + (plan["bytes_sent"] + plan["bytes_received"]) \
+                / BANDWIDTH
+            tree = plan["levels"] * plan["chunk_words"] * (args.topics + 1) * (
+                merge + 8 / BANDWIDTH)
+            step = client + per_document * size / workers + tree
+            by_size[size] = {**plan, "documents_per_second": size / step,
+                             "client_share": client / step, "tree_seconds": tree,
                              "speedup_vs_serial": size / step
                              / serial["cpu_bound_documents_per_second"]}
         enough = [size for size, row in by_size.items() if row["client_share"] <= CLIENT_SHARE]
         projection[workers] = {"by_batch_size": by_size,
                                "smallest_batch_size_client_below_share": min(enough, default=None)}
     return {"estep_cpu_seconds_per_document": per_document,
-            "client_cpu_seconds_per_step_without_traffic": fixed,
-            "client_cpu_seconds_per_byte": per_byte, "distinct_words": distinct,
+            "client_cpu_seconds_per_document": local,
+            "client_traffic_cpu_seconds_per_document": traffic,
+            "merge_cpu_seconds_per_entry": merge,
             "bandwidth_bytes_per_second": BANDWIDTH, "client_share_limit": CLIENT_SHARE,
+            "client_bound_documents_per_second": 1 / (local + traffic),
             "workers": projection}
 
 
@@ -242,8 +269,8 @@ def markdown(rows: list[dict], projection: dict, args) -> str:
              f"thread; host: {os.cpu_count()} CPUs shared with other jobs (load average noted). "
              f"Each configuration's best of {args.repeat} alternating runs; models bit-identical "
              f"across backends (sha256 of the topics checked). docs/s: wall clock; CPU-bound "
-             f"docs/s: documents / (client CPU + the busiest worker's task CPU) per step, what "
-             f"dedicated cores would give before transfer time.", "",
+             f"docs/s: documents / (client CPU + the busiest worker's task compute time) per "
+             f"step, what dedicated cores would give before transfer time.", "",
              "| stream | minibatch | configuration | documents | docs/s | speed-up | CPU-bound "
              "docs/s | CPU-bound speed-up | E-step s/step | client s/step | chunks/step "
              "| MB sent/step | MB back/step | load |",
@@ -259,18 +286,21 @@ def markdown(rows: list[dict], projection: dict, args) -> str:
                      f"{mb('bytes_received_per_step')} | {r['load_average']:.1f} |")
     p = projection
     lines += ["", f"## Projection (synthetic stream, K = {args.topics}, V = {args.words})", "",
-              f"Measured: E-step {p['estep_cpu_seconds_per_document'] * 1e6:.0f} CPU us/document, "
-              f"client {p['client_cpu_seconds_per_step_without_traffic'] * 1e3:.0f} CPU ms/step "
-              f"at B = {args.batch_size} (scaled by the minibatch's distinct words) plus "
-              f"{p['client_cpu_seconds_per_byte'] * 1e9:.2f} CPU ns per byte sent or received; "
-              f"network {p['bandwidth_bytes_per_second'] / 1e9:.0f} GB/s assumed at the client. "
-              f"Bytes from the chunk plan of real minibatches.", "",
-              "| workers | minibatch | chunks | MB sent/step | MB back/step | docs/s | vs serial "
-              "| client share |", "|---|---|---|---|---|---|---|---|"]
+              f"Measured: E-step {p['estep_cpu_seconds_per_document'] * 1e6:.0f} CPU us/document "
+              f"(serial); client {p['client_cpu_seconds_per_document'] * 1e6:.1f} CPU "
+              f"us/document of its own (minibatch, weights, M-step) plus "
+              f"{p['client_traffic_cpu_seconds_per_document'] * 1e6:.1f} us/document to "
+              f"serialise, send and receive on Dask; merge "
+              f"{p['merge_cpu_seconds_per_entry'] * 1e9:.2f} ns per (word, topic) entry; "
+              f"network {p['bandwidth_bytes_per_second'] / 1e9:.0f} GB/s assumed. The client "
+              f"alone caps a stream at {p['client_bound_documents_per_second']:.0f} documents/s "
+              f"whatever the workers.", "",
+              "| workers | minibatch | chunks | MB sent/step | MB back/step | merge levels "
+              "| docs/s | vs serial | client share |", "|---|---|---|---|---|---|---|---|---|"]
     for workers, entry in p["workers"].items():
         for size, row in entry["by_batch_size"].items():
             lines.append(f"| {workers} | {size} | {row['chunks']} | {row['bytes_sent'] / 1e6:.1f} "
-                         f"| {row['bytes_received'] / 1e6:.1f} | "
+                         f"| {row['bytes_received'] / 1e6:.1f} | {row['levels']} | "
                          f"{row['documents_per_second']:.0f} | "
                          f"{row['speedup_vs_serial']:.1f} | {row['client_share']:.0%} |")
     lines += ["", "Smallest minibatch with the client at most "

@@ -65,6 +65,8 @@ def test_a_local_cluster_of_two_workers_trains_the_serial_model_bit_for_bit(corp
     backend = DaskBackend(cluster)
     _assert_same_model(_fit(corpus, backend, method), serial)
     assert backend.transfer.steps == 4 and backend.transfer.chunks >= 4 * 2
+    # merged on the workers: the client receives one minibatch's statistics per step
+    assert backend.transfer.received <= 4 * (corpus.n_words * (3 + 1) * 8 + 3 * 8)
     _assert_same_model(_fit(corpus, cluster, method), serial)  # a Client as the backend
 
 
@@ -77,8 +79,9 @@ def test_any_chunking_and_worker_count_gives_the_same_model(corpus, cluster):
         _assert_same_model(_fit(corpus, backend), reference)
 
 
-def test_a_chunk_carries_the_weights_of_its_own_words_only(corpus):
-    """What a worker receives: its documents and U_c x K weights, never the K x V topics."""
+def test_the_chunks_of_a_step_share_the_weights_of_the_minibatch_words_only(corpus):
+    """What a step ships: each chunk's documents, and one U x K array of word weights (the
+    minibatch's words) that all its chunks share, never the K x V topics."""
     sent = []
 
     class Recording(SerialBackend):
@@ -89,10 +92,17 @@ def test_a_chunk_carries_the_weights_of_its_own_words_only(corpus):
 
     _fit(corpus, Recording(chunk_documents=BLOCK_DOCUMENTS))
     assert len(sent) == 4 * 5
-    for task in sent:
-        assert task.weights.shape == (task.batch.words.size, 3)
-        assert task.batch.n_documents <= BLOCK_DOCUMENTS
-    assert min(task.batch.words.size for task in sent) < corpus.n_words
+    for step in range(4):
+        tasks = sent[5 * step:5 * step + 5]
+        assert len({id(task.weights) for task in tasks}) == 1
+        for task in tasks:
+            assert task.weights.shape == (task.weight_words.size, 3)
+            assert np.isin(task.batch.words, task.weight_words).all()
+            assert task.batch.n_documents <= BLOCK_DOCUMENTS
+            light, (weights, words) = task.without_shared()
+            assert light.weights is None and weights is task.weights
+            assert light.nbytes < task.nbytes
+    assert min(task.weight_words.size for task in sent) < corpus.n_words
 
 
 def test_split_minibatch_keeps_entries_words_and_random_streams():
@@ -182,8 +192,8 @@ class DyingWorkerBackend(DaskBackend):
 
     marker = ""
 
-    def __call__(self, function, chunks):
-        return super().__call__(_dies_once(function, self.marker), chunks)
+    def map_reduce(self, function, chunks, merge):
+        return super().map_reduce(_dies_once(function, self.marker), chunks, merge)
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,10 @@ along a tree fixed by the minibatch alone (`inference.estep_chunks`), so every b
 count and chunk size trains the same model, bit for bit.
 
 Dask (`dask.distributed`, the optional ``dask`` extra) is imported only when a Dask backend is
-made. Workers receive a `ChunkTask` (the chunk's documents, the weights of its words, alpha,
-seed, step) and return its `MinibatchStats`; the M-step stays on the client. A worker that dies
+made. Workers receive a `ChunkTask` (the chunk's documents, alpha, seed, step; the word weights
+of the minibatch's words once per step, shared by its chunks), merge the chunks' `MinibatchStats`
+among themselves along the fixed tree, and the client receives one; the M-step stays on the
+client. A worker that dies
 mid-step has its tasks rerun elsewhere by the scheduler; the rerun draws the same random streams
 (seed, step, document), so the step's result does not change.
 
@@ -27,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
 from .estep_chunks import (BLOCK_DOCUMENTS, chunk_bounds, fixed_chunk_bounds,
-                           independent_documents)
+                           independent_documents, run_with_shared, tree_merge)
 
 BACKENDS = ("serial", "threads", "dask")
 """The names ``OnlineLDA(backend=...)`` takes (or a `distributed.Client`, or a backend)."""
@@ -35,8 +37,8 @@ BACKENDS = ("serial", "threads", "dask")
 BACKEND_CHUNKS_PER_WORKER = 2
 """Chunks per worker when the chunk size is not fixed: two, so that a fast worker takes more
 of them (chunks are whole runs of blocks and need not divide the minibatch evenly), and not
-more, since every chunk carries the weights of its own words and neighbouring chunks share
-most of them (bytes per step grow with the chunks)."""
+more, since every chunk's statistics (its words x K) are merged on the workers and neighbouring
+chunks share most of their words (the bytes moved per step grow with the chunks)."""
 
 
 LOCAL_WORKER_ENVIRON = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
@@ -94,6 +96,11 @@ class ThreadBackend:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(self.workers, initializer=_one_numba_thread)
         return self._pool.map(function, chunks)
+
+
+def _value(value):
+    """``value`` itself: data made a task of the graph (recomputable, unlike scattered data)."""
+    return value
 
 
 def _one_numba_thread() -> None:
@@ -154,6 +161,47 @@ class DaskBackend:
         self.transfer.sent += sum(getattr(chunk, "nbytes", 0) for chunk in chunks)
         self.transfer.received += sum(getattr(result, "nbytes", 0) for result in results)
         return iter(results)
+
+    def map_reduce(self, function: Callable, chunks: Iterable, merge: Callable):
+        """``merge`` of ``function(chunk)`` over the chunks along the fixed tree
+        (`estep_chunks.tree_merge`), all on the workers: the client sends each chunk's
+        documents, the weights the chunks share once (`ChunkTask.without_shared`), and gets
+        back one merged result; the merge tasks move statistics between workers, not through
+        the client. The shared weights travel inside the graph as a task of their own, so a
+        worker lost mid-step is recomputed from it like any other task."""
+        chunks = list(chunks)
+        client, futures, shared = self.client, [], {}
+        self.transfer.workers = self.workers
+
+        def submit(*args):
+            future = client.submit(*args, pure=False)
+            futures.append(future)
+            return future
+
+        def share(array):
+            if id(array) not in shared:
+                shared[id(array)] = submit(_value, array)
+                self.transfer.sent += array.nbytes
+            return shared[id(array)]
+
+        with warnings.catch_warnings():  # the data travels inside the tasks on purpose (above)
+            warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
+            stand_ins = []
+            for chunk in chunks:
+                light, arrays = chunk.without_shared()
+                stand_ins.append(submit(run_with_shared, function, light,
+                                        *(share(array) for array in arrays)))
+                self.transfer.sent += light.nbytes
+            root = tree_merge(stand_ins, lambda left, right: submit(merge, left, right))
+        try:
+            result = root.result()
+        finally:
+            for future in futures:
+                future.release()
+        self.transfer.steps += 1
+        self.transfer.chunks += len(chunks)
+        self.transfer.received += getattr(result, "nbytes", 0)
+        return result
 
     def close(self) -> None:
         """Close the client and cluster `start` made (once); a user's client stays open."""

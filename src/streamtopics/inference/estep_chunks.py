@@ -22,13 +22,16 @@ Any chunk size 2^m blocks therefore gives the same sums, bit for bit, in any ord
 finish; a minibatch of at most `BLOCK_DOCUMENTS` documents is one block, one local run: the
 arithmetic of a plain `LocalRun` over the whole minibatch.
 
-A chunk carries the word weights (beta_wk, or exp(E_q[log beta_wk])) of *its own* words only,
-U_c x K rows of the client's U x K (never the K x V topics), with alpha, the seed and the step.
+Every chunk of a minibatch refers to the same word weights (beta_wk, or exp(E_q[log beta_wk]))
+of the minibatch's words, U x K (never the K x V topics), with alpha, the seed and the step; a
+backend that ships chunks to other processes sends those weights once per step
+(`ChunkTask.without_shared`), and may merge the chunks' statistics where they are
+(`map_reduce`: Dask merges them on the workers along the same tree).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Iterator
 
 import numpy as np
@@ -48,50 +51,72 @@ def independent_documents(local: LocalEstimator) -> bool:
     return getattr(local, "independent_documents", True)
 
 
-def tree_merge(statistics: list[MinibatchStats]) -> MinibatchStats:
+def merge_statistics(left: MinibatchStats, right: MinibatchStats) -> MinibatchStats:
+    """``left.merge(right)``, as a module-level function a worker process can run."""
+    return left.merge(right)
+
+
+def tree_merge(statistics: list, merge: Callable = merge_statistics):
     """Sum of ``statistics`` (consecutive blocks, in document order) along the fixed binary
     tree: the first 2^j items (2^j the largest power of two below their number) and the rest
-    are summed separately, then merged. Every aligned run of 2^m items is a subtree."""
+    are summed separately, then merged. Every aligned run of 2^m items is a subtree. ``merge``
+    may also combine stand-ins for statistics (a backend's futures of them)."""
     if not statistics:
         raise ValueError("nothing to merge")
     if len(statistics) == 1:
         return statistics[0]
     split = 1 << ((len(statistics) - 1).bit_length() - 1)
-    return tree_merge(statistics[:split]).merge(tree_merge(statistics[split:]))
+    return merge(tree_merge(statistics[:split], merge), tree_merge(statistics[split:], merge))
 
 
 @dataclass(frozen=True)
 class ChunkTask:
-    """The E-step of one chunk: documents of a minibatch, the word weights of the chunk's words
-    (U_c x K, rows in ``batch.words`` order), alpha, K, and what fixes the random streams (the
-    engine's seed and the index of the minibatch's step)."""
+    """The E-step of one chunk: documents of a minibatch, word weights (rows for the sorted
+    ``weight_words``, a superset of the chunk's words: the minibatch's; None: the chunk's own
+    ``batch.words``), alpha, K, and what fixes the random streams (the engine's seed and the
+    index of the minibatch's step)."""
 
     local: LocalEstimator
     batch: Minibatch
-    weights: np.ndarray
+    weights: np.ndarray | None
     alpha: np.ndarray
     n_topics: int
     seed: int
     step: int
+    weight_words: np.ndarray | None = None
 
     @property
     def nbytes(self) -> int:
         """Bytes of the arrays the task carries (what a backend sends to a worker)."""
         b = self.batch
-        return int(self.weights.nbytes + self.alpha.nbytes + b.doc_ptr.nbytes
-                   + b.entry_word.nbytes + b.entry_count.nbytes + b.token_ptr.nbytes
-                   + b.words.nbytes)
+        shared = sum(array.nbytes for array in (self.weights, self.weight_words)
+                     if array is not None)
+        return int(shared + self.alpha.nbytes + b.doc_ptr.nbytes + b.entry_word.nbytes
+                   + b.entry_count.nbytes + b.token_ptr.nbytes + b.words.nbytes)
+
+    def without_shared(self) -> tuple["ChunkTask", tuple[np.ndarray, np.ndarray]]:
+        """This task without its word weights, and (weights, weight_words): what the chunks of a
+        minibatch share, for a backend to send once (`run_with_shared` puts them back)."""
+        words = self.batch.words if self.weight_words is None else self.weight_words
+        return replace(self, weights=None, weight_words=None), (self.weights, words)
+
+
+def run_with_shared(function: Callable[[ChunkTask], MinibatchStats], task: ChunkTask,
+                    weights: np.ndarray, weight_words: np.ndarray) -> MinibatchStats:
+    """``function`` of ``task`` with the weights `ChunkTask.without_shared` took out."""
+    return function(replace(task, weights=weights, weight_words=weight_words))
 
 
 def run_chunk(task: ChunkTask) -> MinibatchStats:
     """The statistics of a chunk: one local run per block, merged along the fixed tree. A
     module-level function of its argument alone, so any worker process can run it."""
     batch, blocks = task.batch, []
+    words = batch.words if task.weight_words is None else task.weight_words
     size = BLOCK_DOCUMENTS if independent_documents(task.local) else batch.n_documents
     for start in range(0, batch.n_documents, size):
         block = batch.documents(start, min(start + size, batch.n_documents))
-        rows = task.weights if block is batch else task.weights[
-            np.searchsorted(batch.words, block.words)]
+        rows = task.weights if block.words is words else task.weights[
+            np.searchsorted(words, block.words)]
         run = task.local.begin(block, task.n_topics, task.seed, task.step)
         run.advance(rows, task.alpha, task.local.passes)
         blocks.append(run.statistics())
@@ -123,12 +148,11 @@ def fixed_chunk_bounds(n_documents: int, chunk_documents: int) -> list[tuple[int
 def chunk_tasks(local: LocalEstimator, batch: Minibatch, weights: np.ndarray, alpha: np.ndarray,
                 n_topics: int, seed: int, step: int,
                 bounds: list[tuple[int, int]]) -> Iterator[ChunkTask]:
-    """The tasks of ``batch`` cut at ``bounds``, each with the rows of ``weights`` (U x K, the
-    minibatch's words) of its own words."""
+    """The tasks of ``batch`` cut at ``bounds``, all with the same ``weights`` (U x K, the
+    minibatch's words)."""
     for start, stop in bounds:
-        chunk = batch.documents(start, stop)
-        rows = weights if chunk is batch else weights[np.searchsorted(batch.words, chunk.words)]
-        yield ChunkTask(local, chunk, rows, alpha, n_topics, seed, step)
+        yield ChunkTask(local, batch.documents(start, stop), weights, alpha, n_topics, seed, step,
+                        weight_words=batch.words)
 
 
 EStepMapper = Callable[[Callable[[ChunkTask], MinibatchStats], Iterable[ChunkTask]],
@@ -137,5 +161,10 @@ EStepMapper = Callable[[Callable[[ChunkTask], MinibatchStats], Iterable[ChunkTas
 
 def minibatch_statistics(tasks: list[ChunkTask], estep_map: EStepMapper) -> MinibatchStats:
     """The minibatch's statistics from its chunks' (aligned runs of blocks, in order), mapped by
-    ``estep_map`` and merged along the top of the fixed tree."""
+    ``estep_map`` and merged along the top of the fixed tree: by the backend's own
+    ``map_reduce(function, chunks, merge)`` when it has one (Dask: merged on the workers),
+    else here."""
+    map_reduce = getattr(estep_map, "map_reduce", None)
+    if map_reduce is not None:
+        return map_reduce(run_chunk, tasks, merge_statistics)
     return tree_merge(list(estep_map(run_chunk, tasks)))
