@@ -26,7 +26,7 @@ with e the E-step CPU per document (serial), client(B) the client's CPU per docu
 (serial run) and for serialising and moving data (dask-2 minus serial) times B plus the bytes
 at 1 GB/s, levels(W) the depth of the merge tree over the 2W chunks (run on the workers),
 U_c a chunk's distinct words and m the merge's CPU per entry (measured); and for each W the
-smallest minibatch (B0 x 2^j) at which the client takes at most 20 % of a step.
+smallest minibatch (12,800 x 2^j) at which the client takes at most 20 % of a step.
 
 Usage: ``python bench/distributed.py [--documents 1000000] [--measure N] [--batch-size 25600]
 [--repeat 2]``. Writes bench/results/distributed.{json,md} and prints the table.
@@ -236,7 +236,7 @@ def project(rows: list[dict], args) -> dict:
     traffic = max(0.0, two["client_cpu_per_step"] - serial["client_cpu_per_step"]) / batch
     merge = merge_seconds_per_entry(args.topics)
     sample = {size: next(synthetic_stream(size, size, args.topics, args.words, args.length))
-              for size in (batch * 2 ** j for j in range(5))}
+              for size in (12_800 * 2 ** j for j in range(6))}
     projection = {}
     for workers in (2, 8, 32, 128):
         by_size = {}
