@@ -210,7 +210,7 @@ def step_plan(counts, n_topics: int, workers: int) -> dict:
 def merge_seconds_per_entry(n_topics: int, words: int = 8000) -> float:
     """CPU seconds per (word, topic) entry of merging two chunks' statistics (the kernel of
     `MinibatchStats.merge`), on two overlapping random word sets."""
-    from streamtopics.kernels.sparse_rows import merge_sorted_rows
+    from streamtopics.kernels.statistics import merge_sorted_rows
     rng = np.random.default_rng(0)
     keys = [np.sort(rng.choice(2 * words, words, replace=False)).astype(np.int64)
             for _ in range(2)]
@@ -340,10 +340,12 @@ def main() -> None:
     finally:
         for backend in backends.values():
             getattr(backend, "close", lambda: None)()
-    projection = project(synthetic, args)
-    text = markdown(rows, projection, args)
     results = BENCH / "results"
     results.mkdir(exist_ok=True)
+    (results / "distributed.rows.json").write_text(json.dumps(rows, indent=2, default=str) + "\n")
+    projection = project(synthetic, args)
+    text = markdown(rows, projection, args)
+    (results / "distributed.rows.json").unlink()
     (results / "distributed.json").write_text(json.dumps(
         {"arguments": vars(args), "measured_documents": measure, "rows": rows,
          "projection": projection}, indent=2, default=str) + "\n")
