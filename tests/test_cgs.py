@@ -118,8 +118,12 @@ def test_soft_counts_match_brute_force():
 
 
 def test_sparse_soft_counts_equal_the_dense_pass():
+    """The two-pass sparse soft counts (documents, then words in word order) equal the dense
+    pass, with empty documents and words that never occur."""
     corpus, _ = generate_synthetic(n_topics=8, n_words=60, n_documents=50, seed=8)
     tokens, offsets = corpus.document_tokens()
+    offsets = np.insert(offsets, [0, 20, 20], [0, offsets[20], offsets[20]])  # empty documents
+    tokens = np.where(tokens == 7, 8, tokens)  # word 7 never occurs
     state = cgs.GibbsState.random(tokens, offsets, 8, 60, seed=2)
     alpha = np.linspace(0.05, 0.5, 8)
     for sweep in range(3):

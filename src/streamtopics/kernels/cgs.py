@@ -27,7 +27,8 @@ Kernels:
   O(topics of the document + topics of the word), O(K) only in the rare smoothing bucket.
 - `soft_counts_dense`: the CGS_p soft counts of a training sample, sum over tokens of the full
   conditional (numerators of equations 40 and 41; twin: ``naive.soft_counts_dense``);
-  `soft_counts_sparse`: the same with the bucket split, O(topics of document + word) per token.
+  `soft_counts_sparse`: the same with the bucket split, O(topics of document + word) per token
+  in two passes (documents, then words) that write each output row once, about 1.5-2 sweeps.
 - `document_soft_counts`, `predict_documents`: prediction for new documents with phi fixed
   (equation 4), recording the standard counts (equation 3) and the soft counts (equation 33).
 
@@ -397,79 +398,141 @@ def soft_counts_sparse(tokens, offsets, assignments, doc_topic_counts, word_topi
                        eta, doc_soft, word_soft, mask_ptr=NO_MASK_PTR,
                        mask_topics=NO_MASK_TOPICS):
     """The soft counts of `soft_counts_dense` (same result up to rounding) at about the cost of
-    a SparseLDA sweep: each conditional splits into the buckets of `sweep_sparse`; the document
-    and topic-word parts are added per token (sparse), while the smoothing part
-    alpha_k eta / (n_k + V eta) / Z_j is the same vector for every token up to the scalar
-    1 / Z_j, so only sum_j 1 / Z_j is kept per document and per word and the dense K-vector is
-    added once per document and once per word; token j's own topic z_j, whose n_k is one less
-    while j is excluded, gets its correction directly. Needs the word-topic lists of
-    `build_word_topic_lists` for these counts; the counts are not modified (a restricted
-    document's tokens go through `_token_soft_counts`, O(|K_d|) each, which restores them).
+    a SparseLDA sweep, touching only the buckets of `sweep_sparse` and writing each output row
+    once. Token j's conditional (equation 1 with j excluded) splits as
+
+        alpha_k eta inv_k + eta n_dk inv_k + n_kv (n_dk + alpha_k) inv_k,   inv_k = 1/(n_k + V eta),
+
+    and for its own topic z_j the counts n_dz, n_zv, n_z are one less (a correction per token).
+    Pass 1 (document by document) finds Z_j with the topic-word bucket and the document's cached
+    totals, adds the topic-word part to a dense K-row of the document (in cache) and keeps
+    1 / Z_j; the smoothing and document parts are the same vector for every token of the
+    document up to 1 / Z_j, so they are added once per document as
+    (alpha_k + n_dk) eta inv_k sum_j 1 / Z_j. Pass 2 (word by word, tokens in word order)
+    adds each token's document-topic part (n_kv + eta) n_dk inv_k / Z_j over the topics of its
+    document into a K-row of the word (in cache), and once per word the parts that depend on
+    the word only, (eta alpha_k + n_kv alpha_k) inv_k sum_j 1 / Z_j. Every document's and
+    word's row is thus written once instead of scattered per token. Needs the word-topic lists
+    of `build_word_topic_lists`; the counts are not modified (a restricted document's tokens go
+    through `_token_soft_counts`, O(|K_d|) each, which restores them).
     """
-    n_topics = alpha.size
-    eta_sum = eta * word_topic_counts.shape[0]
+    n_docs = offsets.size - 1
+    n_words, n_topics = word_topic_counts.shape
+    n_tokens = tokens.size
+    eta_sum = eta * n_words
     inv_denominator = 1.0 / (topic_counts + eta_sum)
     smoothing = alpha * eta * inv_denominator
-    smoothing_mass = smoothing.sum()
-    word_inverse_mass = np.zeros(word_topic_counts.shape[0])
-    doc_topics = np.empty(n_topics, dtype=np.int32)
+    smoothing_mass = 0.0
+    for k in range(n_topics):
+        smoothing_mass += smoothing[k]
+    coefficient = alpha * inv_denominator
+    inv_excluded = 1.0 / (np.maximum(topic_counts, 1) - 1 + eta_sum)  # n_k one less (own topic)
+    # tokens in word order (a counting sort): token i's record goes to slot position[i]
+    word_start = np.zeros(n_words + 1, dtype=np.int64)
+    for i in range(n_tokens):
+        word_start[tokens[i] + 1] += 1
+    for w in range(n_words):
+        word_start[w + 1] += word_start[w]
+    position = word_start[:n_words].copy()
+    record_scale = np.zeros(n_tokens)  # 1 / Z_j; stays 0 for a restricted document's tokens
+    record_doc = np.empty(n_tokens, dtype=np.int32)
+    record_topic = np.empty(n_tokens, dtype=np.int32)
+    doc_list_start = np.zeros(n_docs + 1, dtype=np.int64)
+    doc_list_topics = np.empty(n_tokens, dtype=np.int32)
+    doc_list_counts = np.empty(n_tokens, dtype=np.float64)
     seen = np.zeros(n_topics, dtype=np.bool_)
+    row = np.zeros(n_topics)
     weights = np.empty(n_topics)
-    for d in range(offsets.size - 1):
+    n_listed = 0
+    # --- pass 1: documents
+    for d in range(n_docs):
+        first = n_listed
         topics = allowed_topics(d, mask_ptr, mask_topics, n_topics)
         if topics.size:
             for i in range(offsets[d], offsets[d + 1]):
+                position[tokens[i]] += 1
                 _token_soft_counts(d, i, tokens, assignments, topics, doc_topic_counts,
                                    word_topic_counts, topic_counts, inv_denominator, eta_sum,
                                    alpha, eta, weights, doc_soft, word_soft)
+            doc_list_start[d + 1] = n_listed
             continue
-        n_doc_topics = 0
         for i in range(offsets[d], offsets[d + 1]):
-            if not seen[assignments[i]]:
-                seen[assignments[i]] = True
-                doc_topics[n_doc_topics] = assignments[i]
-                n_doc_topics += 1
+            k = assignments[i]
+            if not seen[k]:
+                seen[k] = True
+                doc_list_topics[n_listed] = k
+                doc_list_counts[n_listed] = doc_topic_counts[d, k]
+                n_listed += 1
+        doc_list_start[d + 1] = n_listed
+        if n_listed == first:
+            continue
+        doc_mass = 0.0
+        for m in range(first, n_listed):
+            k = doc_list_topics[m]
+            doc_mass += eta * doc_list_counts[m] * inv_denominator[k]
+            coefficient[k] = (doc_list_counts[m] + alpha[k]) * inv_denominator[k]
         doc_inverse_mass = 0.0
         for i in range(offsets[d], offsets[d + 1]):
             w = tokens[i]
             z = assignments[i]
             base = word_list_start[w]
-            inv_z = 1.0 / (topic_counts[z] - 1 + eta_sum)
-            total = smoothing_mass - smoothing[z] + alpha[z] * eta * inv_z
-            for pass_ in range(2):
-                scale = 1.0 / total
-                for m in range(n_doc_topics):
-                    k = doc_topics[m]
-                    own = 1 if k == z else 0
-                    x = eta * (doc_topic_counts[d, k] - own) * (inv_z if own else inv_denominator[k])
-                    if pass_ == 0:
-                        total += x
-                    else:
-                        doc_soft[d, k] += x * scale
-                        word_soft[w, k] += x * scale
-                for j in range(word_list_size[w]):
-                    k = word_list_topics[base + j]
-                    own = 1 if k == z else 0
-                    x = (word_topic_counts[w, k] - own) * (doc_topic_counts[d, k] - own + alpha[k]) \
-                        * (inv_z if own else inv_denominator[k])
-                    if pass_ == 0:
-                        total += x
-                    else:
-                        doc_soft[d, k] += x * scale
-                        word_soft[w, k] += x * scale
-            correction = alpha[z] * eta * (inv_z - inv_denominator[z]) * scale
-            doc_soft[d, z] += correction
-            word_soft[w, z] += correction
-            doc_inverse_mass += scale
-            word_inverse_mass[w] += scale
+            n_dz = doc_topic_counts[d, z]
+            n_zw = word_topic_counts[w, z]
+            inv_z = inv_excluded[z]
+            own_word = (n_zw - 1) * (n_dz - 1 + alpha[z]) * inv_z - n_zw * coefficient[z]
+            own_rest = eta * ((n_dz - 1 + alpha[z]) * inv_z - (n_dz + alpha[z]) * inv_denominator[z])
+            word_mass = 0.0
+            for j in range(word_list_size[w]):
+                t = word_list_topics[base + j]
+                weights[j] = word_topic_counts[w, t] * coefficient[t]
+                word_mass += weights[j]
+            s = 1.0 / (smoothing_mass + doc_mass + word_mass + own_word + own_rest)
+            slot = position[w]
+            position[w] += 1
+            record_scale[slot] = s
+            record_doc[slot] = d
+            record_topic[slot] = z
+            for j in range(word_list_size[w]):
+                row[word_list_topics[base + j]] += weights[j] * s
+            row[z] += (own_word + own_rest) * s
+            doc_inverse_mass += s
+        for m in range(first, n_listed):
+            k = doc_list_topics[m]
+            row[k] += eta * doc_list_counts[m] * inv_denominator[k] * doc_inverse_mass
+            coefficient[k] = alpha[k] * inv_denominator[k]
+            seen[k] = False
         for k in range(n_topics):
-            doc_soft[d, k] += smoothing[k] * doc_inverse_mass
-        for m in range(n_doc_topics):
-            seen[doc_topics[m]] = False
-    for w in range(word_topic_counts.shape[0]):
-        if word_inverse_mass[w] > 0.0:
-            for k in range(n_topics):
-                word_soft[w, k] += smoothing[k] * word_inverse_mass[w]
+            doc_soft[d, k] += row[k] + smoothing[k] * doc_inverse_mass
+            row[k] = 0.0
+    # --- pass 2: words, their tokens' records in order
+    for w in range(n_words):
+        word_inverse_mass = 0.0
+        for slot in range(word_start[w], word_start[w + 1]):
+            s = record_scale[slot]
+            if s == 0.0:
+                continue
+            d = record_doc[slot]
+            z = record_topic[slot]
+            n_zw = word_topic_counts[w, z]
+            inv_z = inv_excluded[z]
+            for m in range(doc_list_start[d], doc_list_start[d + 1]):
+                k = doc_list_topics[m]
+                if k == z:
+                    row[k] += (n_zw - 1 + eta) * (doc_list_counts[m] - 1) * inv_z * s
+                else:
+                    row[k] += (word_topic_counts[w, k] + eta) * doc_list_counts[m] \
+                        * inv_denominator[k] * s
+            row[z] += alpha[z] * ((n_zw - 1 + eta) * inv_z - (n_zw + eta) * inv_denominator[z]) * s
+            word_inverse_mass += s
+        if word_inverse_mass == 0.0:
+            continue
+        base = word_list_start[w]
+        for j in range(word_list_size[w]):
+            k = word_list_topics[base + j]
+            row[k] += word_topic_counts[w, k] * coefficient[k] * word_inverse_mass
+        for k in range(n_topics):
+            word_soft[w, k] += row[k] + smoothing[k] * word_inverse_mass
+            row[k] = 0.0
 
 
 # --- prediction with phi fixed (equation 4) -----------------------------------------------------
