@@ -7,8 +7,10 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 from tqdm.auto import tqdm
 
+from ..corpus.corpus import aligned_counts
 from ..corpus.readers import DECODING_ERRORS, TextDecoding, load_corpus
 from ..errors import InputError
 from ..reporting.strict_json import finite_json
@@ -80,6 +82,22 @@ def read_training_corpus(args):
         raise InputError(f"nothing to train on: {where} holds {corpus.n_documents} document(s) "
                          f"and no token", args.corpus)
     return corpus
+
+
+def read_onto_vocabulary(args, path, vocabulary, max_documents: int | None = None):
+    """The documents of ``path`` (its ``args.split`` for a corpus directory; the first
+    ``max_documents`` of them if given) read with the text options onto a model's
+    ``vocabulary``, the reading reported on stderr; returns the corpus read and its counts in
+    the vocabulary's column order. Tokens of words the model does not know are dropped and
+    their number said on stderr (nothing is dropped silently)."""
+    corpus = load_corpus(path, vocabulary=list(vocabulary), split=args.split, **text_options(args))
+    report_reading(corpus.report)
+    if max_documents is not None:
+        corpus = corpus[:max_documents]
+    counts, dropped = aligned_counts(corpus, np.asarray(vocabulary))
+    if dropped:
+        print(f"{dropped} tokens of words unknown to the model dropped", file=sys.stderr)
+    return corpus, counts, dropped
 
 
 def add_json_flag(parser) -> None:

@@ -10,20 +10,15 @@ label the model knows (labels it does not know are ignored, as the training filt
 from __future__ import annotations
 
 import json
-import sys
 
-import numpy as np
-
-from ..corpus.corpus import aligned_counts
 from ..corpus.labels import read_label_file, restrict_labels, split_label_file
-from ..corpus.readers import load_corpus
 from ..errors import InputError
 from ..estimators import load_estimator
 from ..estimators.label_sets import label_indicator
 from ..estimators.labeled import _LabelSets
 from ..evaluation import multilabel_f1
 from ..persistence import atomic_write
-from .common import add_json_flag, add_text_options, emit, report_reading, text_options
+from .common import add_json_flag, add_text_options, emit, read_onto_vocabulary
 from .fit_labeled import n_labels_choice
 
 
@@ -50,12 +45,7 @@ def run(args) -> int:
     if not isinstance(model, _LabelSets):
         raise InputError(f"{type(model).__name__} predicts no labels: fit a model with --model "
                          f"labeled-lda, prior-lda, labeled-g-oem or prior-cvb0", args.model)
-    corpus = load_corpus(args.documents, vocabulary=list(model.vocabulary_), split=args.split,
-                         **text_options(args))
-    report_reading(corpus.report)
-    counts, dropped = aligned_counts(corpus, np.asarray(model.vocabulary_))
-    if dropped:
-        print(f"{dropped} tokens of words unknown to the model dropped", file=sys.stderr)
+    _, counts, _ = read_onto_vocabulary(args, args.documents, model.vocabulary_)
     if counts.shape[0] == 0:
         raise InputError("no documents", args.documents)
     n_labels = None if args.n_labels is None else n_labels_choice(args.n_labels)

@@ -10,20 +10,18 @@ training curve when it exists.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 
-from ..corpus.corpus import Corpus, aligned_counts
-from ..corpus.readers import load_corpus
+from ..corpus.corpus import Corpus
 from ..errors import InputError, ModelFileError
 from ..estimators import load_estimator
 from ..inference.cvb0 import predict_cvb0
 from ..persistence import load_topic_parameters
 from ..reporting.html import build_report, read_training_curve, write_report
 from .common import (add_json_flag, add_text_options, emit, existing_parent, positive_int,
-                     report_reading, text_options)
+                     read_onto_vocabulary)
 
 
 def register(subparsers) -> None:
@@ -76,13 +74,7 @@ def run(args) -> int:
         facts["method"] = method.name
     corpus = doc_topic = None
     if args.corpus is not None:
-        read = load_corpus(args.corpus, vocabulary=list(vocabulary), split=args.split,
-                           **text_options(args))
-        report_reading(read.report)
-        read = read[:args.max_docs]
-        counts, dropped = aligned_counts(read, vocabulary)
-        if dropped:
-            print(f"{dropped} tokens of words unknown to the model dropped", file=sys.stderr)
+        read, counts, _ = read_onto_vocabulary(args, args.corpus, vocabulary, args.max_docs)
         if counts.shape[0] == 0 or counts.nnz == 0:
             raise InputError("no document with a word of the model's vocabulary", args.corpus)
         same = np.array_equal(read.vocabulary, vocabulary)

@@ -9,18 +9,15 @@ lines or ``.npz`` (`reporting.doc_topics`); ``.npy`` keeps the bare D x K matrix
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
-from ..corpus.corpus import aligned_counts, document_ids
-from ..corpus.readers import load_corpus
+from ..corpus.corpus import document_ids
 from ..errors import InputError
 from ..estimators import load_estimator
 from ..persistence import atomic_write
 from ..reporting.doc_topics import FORMATS, output_format, ranked_topics, write_doc_topics
 from .common import (add_json_flag, add_text_options, emit, existing_parent, positive_int,
-                     report_reading, text_options)
+                     read_onto_vocabulary)
 
 
 def register(subparsers) -> None:
@@ -48,12 +45,7 @@ def run(args) -> int:
     bare = path is not None and args.format is None and path.suffix == ".npy"
     format = None if path is None or bare else output_format(path, args.format)
     model = load_estimator(args.model)
-    corpus = load_corpus(args.documents, vocabulary=list(model.vocabulary_), split=args.split,
-                         **text_options(args))
-    report_reading(corpus.report)
-    counts, dropped = aligned_counts(corpus, np.asarray(model.vocabulary_))
-    if dropped:
-        print(f"{dropped} tokens of words unknown to the model dropped", file=sys.stderr)
+    corpus, counts, dropped = read_onto_vocabulary(args, args.documents, model.vocabulary_)
     if counts.shape[0] == 0:
         raise InputError("no documents to transform", args.documents)
     proportions = model.transform(counts)
