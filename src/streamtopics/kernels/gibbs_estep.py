@@ -156,6 +156,28 @@ def _record_sample(first_entry, last_entry, first_token, entry_count, token_topi
 
 
 @njit(cache=True, inline="always")
+def length_term(digamma_alpha_sum, alpha_sum, n_tokens):
+    """digamma(sum alpha + N_d) from ``digamma_alpha_sum`` = digamma(sum alpha) by the exact
+    recurrence digamma(a + 1) = digamma(a) + 1/a, O(N_d)."""
+    value = digamma_alpha_sum
+    for i in range(n_tokens):
+        value += 1.0 / (alpha_sum + i)
+    return value
+
+
+@njit(cache=True, inline="always")
+def add_log_theta(log_theta, counts, alpha, digamma_alpha, length, n_topics):
+    """Add digamma(alpha_k + n_dk) - ``length`` (digamma(sum alpha + N_d), `length_term`) to
+    ``log_theta[k]`` for k < ``n_topics``: one recorded sample's s2 (appendix A.3), the first
+    term by the same recurrence from ``digamma_alpha[k]``."""
+    for k in range(n_topics):
+        value = digamma_alpha[k] - length
+        for i in range(int(counts[k])):
+            value += 1.0 / (alpha[k] + i)
+        log_theta[k] += value
+
+
+@njit(cache=True, inline="always")
 def _document_passes(entry_word, entry_count, word_topic_weights, alpha, digamma_alpha,
                      digamma_alpha_sum, alpha_sum, initial_seed, first_pass, n_passes,
                      record_from, record_mode, z, counts, state, entry_topic, log_theta):
@@ -208,14 +230,8 @@ def _document_passes(entry_word, entry_count, word_topic_weights, alpha, digamma
         else:
             _record_factorised(0, n_entries, 0, entry_word, entry_count, word_topic_weights,
                                alpha, counts, z, entry_topic)
-        length_term = digamma_alpha_sum
-        for i in range(n_tokens):
-            length_term += 1.0 / (alpha_sum + i)
-        for k in range(n_topics):
-            value = digamma_alpha[k] - length_term
-            for i in range(int(counts[k])):
-                value += 1.0 / (alpha[k] + i)
-            log_theta[k] += value
+        add_log_theta(log_theta, counts, alpha, digamma_alpha,
+                      length_term(digamma_alpha_sum, alpha_sum, n_tokens), n_topics)
 
 
 @njit(cache=True)

@@ -40,7 +40,7 @@ import numpy as np
 from numba import njit, prange
 
 from .gibbs_estep import (NO_MASK_VALUES, RECORD_CONDITIONALS, RECORD_SAMPLE,
-                          _record_sample, _restricted_document_passes)
+                          _record_sample, _restricted_document_passes, length_term)
 from .random import next_uniform, random_permutation, stream_seed
 from .topic_mask import NO_MASK_PTR, NO_MASK_TOPICS, allowed_topics
 
@@ -191,11 +191,9 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothi
         return
     if record_mode == RECORD_CONDITIONALS:
         _add_smoothing_part(entry_word, word_topic_weights, alpha, inverse_sums, entry_topic)
-    length_term = digamma_alpha_sum
-    for i in range(n_tokens):
-        length_term += 1.0 / (alpha_sum + i)
+    length = length_term(digamma_alpha_sum, alpha_sum, n_tokens)
     for k in range(n_topics):
-        log_theta[k] += n_recorded * (digamma_alpha[k] - length_term)
+        log_theta[k] += n_recorded * (digamma_alpha[k] - length)
 
 
 @njit(cache=True, inline="always")

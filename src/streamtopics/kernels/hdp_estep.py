@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .gibbs_estep import CHUNK, _record_factorised, _sample_topic
+from .gibbs_estep import CHUNK, _record_factorised, _sample_topic, add_log_theta, length_term
 from .random import next_uniform, random_permutation, stream_seed
 
 
@@ -149,14 +149,8 @@ def _record_document(entry_word, entry_count, weights, alpha, n_topics, digamma_
         _record_opened(entry_word, entry_count, weights, alpha, n_topics, opened_alpha, eta,
                        n_words, n_opened, counts, opened_word_counts, opened_totals, z,
                        entry_topic, entry_new, conditional)
-    length_term = digamma_alpha_sum
-    for i in range(z.size):
-        length_term += 1.0 / (alpha_sum + i)
-    for k in range(n_topics):
-        value = digamma_alpha[k] - length_term
-        for i in range(int(counts[k])):
-            value += 1.0 / (alpha[k] + i)
-        log_theta[k] += value
+    add_log_theta(log_theta, counts, alpha, digamma_alpha,
+                  length_term(digamma_alpha_sum, alpha_sum, z.size), n_topics)
     for k in range(n_topics + n_opened):
         recorded_counts[k] = counts[k]
 
