@@ -17,7 +17,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .gibbs_estep_sparse import enter_present, leave_present, sample_two_buckets
+from .gibbs_estep_sparse import draw_into, enter_present, leave_present, sample_two_buckets
 from .random import new_stream, next_uniform
 from .special import digamma
 
@@ -219,9 +219,9 @@ def left_to_right_document_sparse(beta_by_word, alpha, words, n_particles, resam
                 return -np.inf  # no topic can emit this word: p(w_d) = 0
             weights[r] = total / (n + alpha_sum)
             if not resample:
-                n_present[r] = _draw_into(word_weights, smoothing, n, next_uniform(state),
-                                          particle_topics, n, particle_present,
-                                          particle_position, particle_counts, size, masses)
+                n_present[r] = draw_into(word_weights, smoothing, n, next_uniform(state),
+                                         particle_topics, n, particle_present,
+                                         particle_position, particle_counts, size, masses)
         weight_sum = weights.sum()
         log_likelihood += math.log(weight_sum / n_particles)
         if resample:
@@ -239,28 +239,10 @@ def left_to_right_document_sparse(beta_by_word, alpha, words, n_particles, resam
             counts, next_counts = next_counts, counts
             n_present, next_n_present = next_n_present, n_present
             for r in range(n_particles):
-                n_present[r] = _draw_into(word_weights, smoothing, n, next_uniform(state),
-                                          topics[r], n, present[r], position[r], counts[r],
-                                          n_present[r], masses)
+                n_present[r] = draw_into(word_weights, smoothing, n, next_uniform(state),
+                                         topics[r], n, present[r], position[r], counts[r],
+                                         n_present[r], masses)
     return log_likelihood
-
-
-@njit(cache=True, inline="always")
-def _draw_into(weights, smoothing, row, uniform, topics, token, present, position, counts,
-               n_present, masses):
-    """Draw ``topics[token]`` from weights_k (n_k + alpha_k) by `sample_two_buckets`
-    (``smoothing[row]``: the cumulative weights_k alpha_k) and count it; returns the new number
-    of present topics."""
-    p = sample_two_buckets(weights, present, counts, n_present, masses, smoothing, row, uniform)
-    if p < 0:
-        k = -1 - p
-        p = position[k]
-        if p < 0:
-            p = enter_present(k, n_present, present, position, counts)
-            n_present += 1
-    topics[token] = present[p]
-    counts[p] += 1.0
-    return n_present
 
 
 @njit(cache=True, parallel=True)

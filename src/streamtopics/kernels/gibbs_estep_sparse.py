@@ -158,17 +158,8 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothi
             present_counts[p] -= 1.0
             if present_counts[p] == 0.0:
                 n_present = leave_present(p, n_present, present, position, present_counts)
-            p = sample_two_buckets(word_topic_weights[w], present, present_counts,
-                                   n_present, prefix, smoothing_table, w,
-                                   next_uniform(state))
-            if p < 0:
-                k = -1 - p
-                p = position[k]
-                if p < 0:
-                    p = enter_present(k, n_present, present, position, present_counts)
-                    n_present += 1
-            z[n] = present[p]
-            present_counts[p] += 1.0
+            n_present = draw_into(word_topic_weights[w], smoothing_table, w, next_uniform(state),
+                                  z, n, present, position, present_counts, n_present, prefix)
         if t < record_from:
             continue
         n_recorded += 1
@@ -224,6 +215,24 @@ def leave_present(p, n_present, present, position, present_counts):
         position[moved] = q
         present_counts[q] = present_counts[q + 1]
     return n_present - 1
+
+
+@njit(cache=True, inline="always")
+def draw_into(weights, smoothing, row, uniform, topics, token, present, position, counts,
+              n_present, masses):
+    """Draw ``topics[token]`` from weights_k (n_k + alpha_k) by `sample_two_buckets`
+    (``smoothing[row]``: the cumulative weights_k alpha_k), entering a topic new to the present
+    list, and count it; returns the new number of present topics."""
+    p = sample_two_buckets(weights, present, counts, n_present, masses, smoothing, row, uniform)
+    if p < 0:
+        k = -1 - p
+        p = position[k]
+        if p < 0:
+            p = enter_present(k, n_present, present, position, counts)
+            n_present += 1
+    topics[token] = present[p]
+    counts[p] += 1.0
+    return n_present
 
 
 @njit(cache=True, inline="always")
