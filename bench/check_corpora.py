@@ -23,6 +23,8 @@ from pathlib import Path
 
 from streamtopics.corpus import read_corpus_dir
 
+from measuring import CORPORA, command_line, write_results
+
 RAW = ("newsarticles", "debian", "finefoods")
 
 
@@ -67,7 +69,7 @@ def check_preprocess(directory: Path, output: Path) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpora", default=str(Path(__file__).resolve().parents[2] / "shared" / "corpora"))
+    parser.add_argument("--corpora", default=str(CORPORA))
     parser.add_argument("--output-prefix", default="/tmp/pp_")
     args = parser.parse_args()
     corpora = Path(args.corpora)
@@ -93,13 +95,10 @@ def main() -> int:
                      f"{'yes' if row['same_set'] else 'NO'} | {'yes' if row['same_order'] else 'no'} | "
                      f"{'all 4' if all(row['identical_files'].values()) else row['identical_files']} | "
                      f"{row['seconds']:.1f} |")
-    markdown = "\n".join(lines)
-    results = Path(__file__).parent / "results"
-    results.mkdir(exist_ok=True)
-    (results / "check_corpora.json").write_text(json.dumps(
-        {"reads": reads, "preprocessing": preprocessing}, indent=2) + "\n")
-    (results / "check_corpora.md").write_text(markdown + "\n")
-    print(markdown)
+    write_results("check_corpora", {"reads": reads, "preprocessing": preprocessing},
+                  "Checks on the shared corpora (issue 2): reading and preprocessing",
+                  command_line(), lines)
+    print("\n".join(lines))
     return 0 if all(r["ok"] for r in reads + preprocessing) else 1
 
 

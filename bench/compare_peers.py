@@ -52,12 +52,10 @@ Writes bench/results/compare_peers.{json,md} and prints the table.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import time
 from dataclasses import replace
-from pathlib import Path
 
 import numba
 import numpy as np
@@ -69,8 +67,8 @@ from streamtopics.evaluation import left_to_right
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.presets import Method, build_parts
 
-RESULTS = Path(__file__).parent / "results"
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+from measuring import CORPORA, command_line, write_results
+
 OLDA_FIXED_ALPHA = Method("variational", "dirichlet", "polynomial", "fixed", name="olda-fixed-alpha")
 
 
@@ -210,13 +208,10 @@ def main() -> None:
             f"columns: (mean of this line - mean of the peer) / |mean of the peer|, positive when "
             f"this line scores higher. "
             f"{platform.machine()}, {os.cpu_count()} CPUs, numba threads {args.threads}.")
-    markdown = "# OLDA against gensim and scikit-learn\n\n" + note + "\n\n" + "\n".join(table) + "\n"
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "compare_peers.json").write_text(json.dumps(
-        {"settings": vars(args), "note": note, "summary": summary, "runs": rows}, indent=2))
-    (RESULTS / "compare_peers.md").write_text(markdown)
-    print()
-    print(markdown)
+    write_results("compare_peers",
+                  {"settings": vars(args), "note": note, "summary": summary, "runs": rows},
+                  "OLDA against gensim and scikit-learn", command_line(), [note, "", *table])
+    print("\n".join(table))
 
 
 if __name__ == "__main__":

@@ -40,7 +40,6 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -50,10 +49,8 @@ from streamtopics.estimators.auto_passes import validation_split  # noqa: E402
 from streamtopics.evaluation import left_to_right  # noqa: E402
 from streamtopics.experiments.data import restrict_to_words  # noqa: E402
 
-RESULTS = Path(__file__).parent / "results"
-# The shared corpora: beside the checkout (…/shared/corpora), from any depth of worktree.
-CORPORA = next((parent / "shared" / "corpora" for parent in Path(__file__).resolve().parents
-                if (parent / "shared" / "corpora").is_dir()), Path("shared") / "corpora")
+from measuring import CORPORA, RESULTS, command_line, write_results  # noqa: E402
+
 ALL_CORPORA = ("brown", "debian", "finefoods", "lee", "newsarticles")
 DEFAULT = "streamtopics default"
 
@@ -203,14 +200,11 @@ def main() -> None:
                "(the training split without its validation documents) removed for every model. "
                if args.seen_words_only else "")
             + f"{platform.machine()}, {os.cpu_count()} CPUs (shared).")
-    markdown = ("# Default OnlineLDA against one-pass gensim and scikit-learn\n\n" + note + "\n\n"
-                + markdown_table(rows) + "\n")
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    json_path.write_text(json.dumps({"note": note, "runs": rows}, indent=2))
+    write_results(args.output, {"note": note, "runs": rows},
+                  "Default OnlineLDA against one-pass gensim and scikit-learn", command_line(),
+                  [note, "", markdown_table(rows)])
     np.savez(scores_path, **scores)
-    (RESULTS / f"{args.output}.md").write_text(markdown)
-    print()
-    print(markdown)
+    print(markdown_table(rows))
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ times per 1,000 documents are extrapolated from that many documents.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import time
 from pathlib import Path
@@ -29,8 +28,8 @@ import numpy as np
 from streamtopics.corpus.readers import read_corpus_dir
 from streamtopics.evaluation import document_completion, elbo, left_to_right
 
-RESULTS = Path(__file__).parent / "results"
-DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "newsarticles"
+from measuring import CORPORA, command_line, write_results
+
 GROWTH_LENGTHS = (50, 100, 200, 400)
 
 
@@ -47,7 +46,7 @@ def random_model(n_topics: int, n_words: int, seed: int = 0):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--corpus", type=Path, default=CORPORA / "newsarticles")
     parser.add_argument("--max-docs", type=int, default=None)
     parser.add_argument("--particles", type=int, default=20)
     parser.add_argument("--topics", type=int, nargs="+", default=[10, 100])
@@ -103,14 +102,12 @@ def main() -> None:
         "growth": {"n_topics": min(args.topics), "n_documents": long_documents.n_documents,
                    "points": growth, "log_log_slope": slope},
     }
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "evaluation_speed.json").write_text(json.dumps(report, indent=2))
     table = markdown(report)
-    (RESULTS / "evaluation_speed.md").write_text(table)
-    print(table)
+    write_results("evaluation_speed", report, "Evaluation speed", command_line(), table)
+    print("\n".join(table))
 
 
-def markdown(report: dict) -> str:
+def markdown(report: dict) -> list[str]:
     lines = [
         f"Evaluation speed on {report['corpus']} (test: {report['n_documents']} documents, "
         f"mean length {report['mean_length']:.1f}, max {report['max_length']}), "
@@ -141,7 +138,7 @@ def markdown(report: dict) -> str:
         lines.append(f"| {point['tokens']} | {point['seconds']:.3f} | "
                      f"{point['seconds_per_document']:.4f} | {ratio} |")
         previous = point["seconds"]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 if __name__ == "__main__":

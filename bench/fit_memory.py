@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from measuring import peak_mb
+from measuring import command_line, peak_mb, run_child, write_results
 
 BENCH = Path(__file__).resolve().parent
 MAX_GROWTH = 1.10
@@ -76,14 +75,6 @@ def child_train(source: str, n_topics: int, at: int, checkpoint: str) -> dict:
             "documents_at": marks["documents_at"], "peak_mb_end": peak_mb()}
 
 
-def run_train(source: str, n_topics: int, at: int, checkpoint: Path, stdin=None) -> dict:
-    env = dict(os.environ, NUMBA_NUM_THREADS="1")
-    output = subprocess.run([sys.executable, __file__, "--child", "train", source, str(n_topics),
-                             str(at), str(checkpoint)], stdin=stdin, check=True,
-                            capture_output=True, text=True, env=env).stdout
-    return json.loads(output.strip().splitlines()[-1])
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--documents", type=int, default=1_000_000)
@@ -105,18 +96,17 @@ def main() -> int:
     docword = workdir / "docword.stream.txt"
     runs = []
     try:
-        written = json.loads(subprocess.run(
-            [sys.executable, str(BENCH / "stream_memory.py"), "--child", "write", str(docword),
-             str(args.documents), "0"], check=True, capture_output=True, text=True
-        ).stdout.strip().splitlines()[-1])
+        written = run_child(BENCH / "stream_memory.py", "write", docword, args.documents, 0)
         for n_topics in (10, 100):
-            runs.append(("docword file", n_topics, run_train(
-                str(docword), n_topics, args.at, workdir / f"docword-{n_topics}.ckpt")))
+            checkpoint = workdir / f"docword-{n_topics}.ckpt"
+            runs.append(("docword file", n_topics,
+                         run_child(__file__, "train", docword, n_topics, args.at, checkpoint)))
             print(runs[-1], file=sys.stderr)
         generator = subprocess.Popen([sys.executable, __file__, "--child", "generate",
                                       str(args.documents), "1"], stdout=subprocess.PIPE)
-        runs.append(("stdin, JSON lines", 10, run_train("-", 10, args.at,
-                                                        workdir / "stdin.ckpt", generator.stdout)))
+        runs.append(("stdin, JSON lines", 10, run_child(__file__, "train", "-", 10, args.at,
+                                                        workdir / "stdin.ckpt",
+                                                        stdin=generator.stdout)))
         generator.stdout.close()
         if generator.wait() != 0:
             raise RuntimeError("the generator failed")
@@ -142,15 +132,12 @@ def main() -> int:
                  f"threads = 1; synthetic V = {N_WORDS}, K* = {TRUE_TOPICS}, Poisson({MEAN_LENGTH:g}) "
                  f"lengths; docword file {written['file_mb']:.0f} MB. Peak RSS = VmHWM. Every "
                  f"ratio below {MAX_GROWTH}: {'PASS' if ok else 'FAIL'}.")
-    markdown = "\n".join(table)
-    results = BENCH / "results"
-    results.mkdir(exist_ok=True)
-    (results / "fit_memory.json").write_text(json.dumps({
+    write_results("fit_memory", {
         "documents": args.documents, "at": args.at, "write": written,
         "runs": [{"source": name, "n_topics": k, **run} for name, k, run in runs],
-        "max_growth": MAX_GROWTH, "pass": ok}, indent=2) + "\n")
-    (results / "fit_memory.md").write_text(markdown + "\n")
-    print(markdown)
+        "max_growth": MAX_GROWTH, "pass": ok}, "Peak memory of streamed training", command_line(),
+        table)
+    print("\n".join(table))
     return 0 if ok else 1
 
 

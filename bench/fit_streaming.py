@@ -19,16 +19,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from measuring import peak_mb
+from measuring import command_line, peak_mb, run_child, write_results
 
-BENCH = Path(__file__).resolve().parent
 SETTINGS = dict(n_topics=10, method="g-oem", batch_size=100, local_passes=20, random_state=0)
 
 
@@ -47,13 +45,6 @@ def child(kind: str, source: str, output: str) -> dict:
         if main(argv) != 0:
             raise RuntimeError("fit failed")
     return {"seconds": time.perf_counter() - started, "peak_mb": peak_mb()}
-
-
-def run_child(kind: str, source: Path, output: Path) -> dict:
-    env = dict(os.environ, NUMBA_NUM_THREADS="1")
-    out = subprocess.run([sys.executable, __file__, "--child", kind, str(source), str(output)],
-                         check=True, capture_output=True, text=True, env=env).stdout
-    return json.loads(out.strip().splitlines()[-1])
 
 
 def main() -> int:
@@ -81,7 +72,7 @@ def main() -> int:
                             "-V", "1000", "--seed", "0"], check=True, capture_output=True)
         for name, source in (("docword file", corpus / "train.docword.txt"),
                              ("corpus directory", corpus)):
-            pair = {kind: run_child(kind, source, workdir / f"{kind}.npz")
+            pair = {kind: run_child(__file__, kind, source, workdir / f"{kind}.npz")
                     for kind in ("before", "after")}
             betas = [load_model(workdir / f"{kind}.npz")[0]["beta"] for kind in pair]
             runs.append({"input": name, **pair, "identical": bool(np.array_equal(*betas))})
@@ -101,13 +92,11 @@ def main() -> int:
     table += ["", f"`streamtopics fit FILE -k 10 --passes 1` (G-OEM, P = 20, minibatches of 100, "
                   f"numba threads = 1) on {args.documents:,} synthetic documents (docword file "
                   f"{file_mb:.0f} MB). Before: load then fit; after: the default, streamed."]
-    markdown = "\n".join(table)
-    results = BENCH / "results"
-    results.mkdir(exist_ok=True)
-    (results / "fit_streaming.json").write_text(json.dumps(
-        {"documents": args.documents, "docword_mb": file_mb, "runs": runs}, indent=2) + "\n")
-    (results / "fit_streaming.md").write_text(markdown + "\n")
-    print(markdown)
+    write_results("fit_streaming", {"documents": args.documents, "docword_mb": file_mb,
+                                    "runs": runs},
+                  "Peak memory of streamtopics fit FILE, before and after streaming by default",
+                  command_line(), table)
+    print("\n".join(table))
     return 0 if all(run["identical"] for run in runs) else 1
 
 

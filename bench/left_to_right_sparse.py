@@ -25,7 +25,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from measuring import CORPORA, write_results  # noqa: E402
+from measuring import CORPORA, command_line, write_results  # noqa: E402
 from streamtopics import read_corpus_dir  # noqa: E402
 from streamtopics.estimators import OnlineLDA  # noqa: E402
 from streamtopics.evaluation import left_to_right  # noqa: E402
@@ -78,12 +78,9 @@ def main() -> None:
               f"{r['sparse_seconds_per_1000_documents']:.1f} | {r['speed_up']:.2f} | "
               f"{r['dense_mean_log_likelihood']:.2f} | {r['sparse_mean_log_likelihood']:.2f} | "
               f"{r['dense_minus_sparse']:+.2f} ± {r['paired_se']:.2f} |" for r in rows]
-    command = (f"python bench/left_to_right_sparse.py --corpus {args.corpus} --topics "
-               f"{' '.join(map(str, args.topics))} --documents {args.documents} "
-               f"--particles {args.particles} --repeats {args.repeats}")
     write_results("left_to_right_sparse", {"settings": vars(args), "threads": 1, "rows": rows},
                   "Left-to-right (Algorithm 3): sparse vs dense sampler, one thread, same run",
-                  command, lines)
+                  command_line(), lines)
     print("\n".join(lines))
 
 

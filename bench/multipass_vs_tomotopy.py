@@ -30,7 +30,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from measuring import CORPORA, write_results  # noqa: E402
+from measuring import CORPORA, command_line, write_results  # noqa: E402
 from streamtopics import read_corpus_dir  # noqa: E402
 from streamtopics.corpus.corpus import occurring_words, restrict_to_words  # noqa: E402
 from streamtopics.estimators import OnlineLDA  # noqa: E402
@@ -96,13 +96,10 @@ def main() -> None:
     lines += [f"| {r['model']} | {r['train_seconds']:.1f} | {r['time_share_of_tomotopy']:.2f} | "
               f"{r['log_perplexity_per_document']:.2f} | {r['tomotopy_better_by']:+.2f} ± "
               f"{r['paired_se']:.2f} |" for r in rows]
-    command = (f"python bench/multipass_vs_tomotopy.py --corpus {args.corpus} --topics "
-               f"{args.topics} --iterations {args.iterations} --passes "
-               f"{' '.join(map(str, args.passes))} --test-documents {args.test_documents}")
     write_results(f"multipass_vs_tomotopy_{args.corpus}",
                   {"settings": vars(args), "threads": 1, "rows": rows},
-                  "Multi-pass G-OEM vs tomotopy's converged CGS, one thread, same run", command,
-                  lines)
+                  "Multi-pass G-OEM vs tomotopy's converged CGS, one thread, same run",
+                  command_line(), lines)
     print("\n".join(lines))
 
 

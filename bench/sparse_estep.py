@@ -40,7 +40,7 @@ from streamtopics import read_corpus_dir  # noqa: E402
 from streamtopics.estimators import OnlineLDA  # noqa: E402
 from streamtopics.evaluation import left_to_right  # noqa: E402
 
-from measuring import CORPORA, KernelClock, write_results  # noqa: E402
+from measuring import CORPORA, KernelClock, command_line, write_results  # noqa: E402
 
 LOCAL_PASSES = 20
 
@@ -144,15 +144,11 @@ def main() -> None:
     rows = [row for corpus in args.corpora for n_topics in args.topics
             for row in measure(corpus, n_topics, args, clock)]
     table = markdown(rows, args.test_documents)
-    command = (f"python bench/sparse_estep.py --corpora {' '.join(args.corpora)} --topics "
-               f"{' '.join(map(str, args.topics))} --train-documents {args.train_documents} "
-               f"--test-documents {args.test_documents} --repeats {args.repeats}"
-               f"{' --no-gensim' if args.no_gensim else ''}")
     write_results("sparse_estep", {"settings": vars(args), "threads": 1,
                                    "machine": platform.processor() or platform.machine(),
                                    "rows": rows},
                   f"Sparse vs dense local Gibbs E-step (one thread, one pass, P = {LOCAL_PASSES}, "
-                  "minibatches of 100)", command, table.split("\n"))
+                  "minibatches of 100)", command_line(), table.split("\n"))
     print(table)
 
 

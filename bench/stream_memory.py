@@ -2,7 +2,7 @@
 
 Writes a synthetic docword file of 1,000,000 documents (K=10, V=1000, lengths ~ Poisson(60))
 with the streaming `DocwordWriter`, then, each in a fresh child process so that peak RSS
-(``resource.getrusage(RUSAGE_SELF).ru_maxrss``) belongs to that step alone:
+(`measuring.peak_mb`) belongs to that step alone:
 
 1. write the 1,000,000-document file (and a 100,000-document one for the in-memory baseline);
 2. stream the large file in minibatches of 100, noting peak RSS after 100,000 documents and at
@@ -17,19 +17,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 
+from measuring import command_line, peak_mb, run_child, write_results
+
 LIMIT_MB = 300
 CHECKPOINT = 100_000
-
-
-def peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: kB
 
 
 def child_write(path: str, n_documents: int, seed: int) -> dict:
@@ -76,12 +72,6 @@ def child_read(path: str) -> dict:
             "seconds": time.perf_counter() - start, "peak_mb": peak_mb()}
 
 
-def run_child(*args: str) -> dict:
-    output = subprocess.run([sys.executable, __file__, "--child", *args], check=True,
-                            capture_output=True, text=True).stdout
-    return json.loads(output.strip().splitlines()[-1])
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--documents", type=int, default=1_000_000)
@@ -102,10 +92,10 @@ def main() -> int:
     workdir.mkdir(parents=True, exist_ok=True)
     large, small = workdir / "docword.large.txt", workdir / "docword.small.txt"
     try:
-        write_large = run_child("write", str(large), str(args.documents), "0")
-        write_small = run_child("write", str(small), str(CHECKPOINT), "1")
-        stream_large = run_child("stream", str(large), str(args.batch_size))
-        read_small = run_child("read", str(small))
+        write_large = run_child(__file__, "write", str(large), str(args.documents), "0")
+        write_small = run_child(__file__, "write", str(small), str(CHECKPOINT), "1")
+        stream_large = run_child(__file__, "stream", str(large), str(args.batch_size))
+        read_small = run_child(__file__, "read", str(small))
     finally:
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -129,15 +119,12 @@ def main() -> int:
                  f"{stream_large['tokens']:,} tokens. Peak RSS whole file / after 100,000 documents: "
                  f"{growth:.3f}. Limit: {LIMIT_MB} MB: "
                  f"{'PASS' if stream_large['peak_mb'] < LIMIT_MB else 'FAIL'}.")
-    markdown = "\n".join(table)
-    results = Path(__file__).parent / "results"
-    results.mkdir(exist_ok=True)
-    (results / "stream_memory.json").write_text(json.dumps({
+    write_results("stream_memory", {
         "write_large": write_large, "write_small": write_small, "stream_large": stream_large,
         "read_small_in_memory": read_small, "growth_ratio": growth, "limit_mb": LIMIT_MB,
-        "batch_size": args.batch_size}, indent=2) + "\n")
-    (results / "stream_memory.md").write_text(markdown + "\n")
-    print(markdown)
+        "batch_size": args.batch_size}, "Peak memory of streaming a docword file", command_line(),
+        table)
+    print("\n".join(table))
     return 0 if stream_large["peak_mb"] < LIMIT_MB else 1
 
 

@@ -26,7 +26,7 @@ import time  # noqa: E402
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
-from measuring import CORPORA, write_results  # noqa: E402
+from measuring import CORPORA, command_line, write_results  # noqa: E402
 from streamtopics import read_corpus_dir  # noqa: E402
 from streamtopics.estimators import GibbsLDA, OnlineLDA  # noqa: E402
 
@@ -80,11 +80,8 @@ def main() -> None:
               f"{r['one_thread_seconds']:.2f} | {r['two_threads_seconds']:.2f} | "
               f"{r['speed_up']:.2f} | {'yes' if r['same_model'] else 'NO'} | "
               f"{r['load_average']:.1f} |" for r in rows]
-    command = (f"python bench/thread_speedup.py --corpus {args.corpus} --topics {args.topics} "
-               f"--documents {args.documents} --gibbs-passes {args.gibbs_passes} "
-               f"--repeats {args.repeats}")
     write_results("thread_speedup", {"settings": vars(args), "rows": rows},
-                  "1 vs 2 numba threads, same run", command, lines)
+                  "1 vs 2 numba threads, same run", command_line(), lines)
     print("\n".join(lines))
 
 
