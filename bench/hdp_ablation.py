@@ -17,7 +17,8 @@ import json
 import os
 import platform
 
-from hdp_peers import RESULTS, load
+from hdp_peers import load
+from measuring import command_line, write_results
 from streamtopics.corpus.corpus import occurring_words, restrict_to_words
 from streamtopics.estimators import OnlineHDP
 from streamtopics.evaluation import left_to_right
@@ -57,11 +58,8 @@ def main() -> None:
                        f"{row['log_perplexity_per_document']:.1f} |")
     settings = {"numba_threads": os.environ.get("NUMBA_NUM_THREADS"),
                 "machine": platform.platform()}
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "hdp_ablation.json").write_text(json.dumps({"settings": settings, "rows": rows},
-                                                          indent=1))
-    (RESULTS / "hdp_ablation.md").write_text("# HDP G-OEM ablation: topics through the stream\n\n"
-                                             + "\n".join(lines) + "\n")
+    write_results("hdp_ablation", {"settings": settings, "rows": rows},
+                  "HDP G-OEM ablation: topics through the stream", command_line(), lines)
     print("\n".join(lines))
 
 

@@ -19,7 +19,8 @@ import os
 import platform
 from pathlib import Path
 
-from hdp_peers import RESULTS, load
+from hdp_peers import load
+from measuring import command_line, write_results
 from streamtopics.corpus.corpus import occurring_words, restrict_to_words
 from streamtopics.estimators import OnlineHDP, OnlineLDA
 from streamtopics.reporting.progressive import ProgressiveEvaluation
@@ -79,9 +80,6 @@ def main() -> None:
     result = curves(args.every)
     settings = {**vars(args), "numba_threads": os.environ.get("NUMBA_NUM_THREADS"),
                 "machine": platform.platform()}
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "hdp_curves.json").write_text(json.dumps({"settings": settings,
-                                                        "curves": result}, indent=1))
     lines = []
     for corpus, models in result.items():
         names = list(models)
@@ -92,9 +90,9 @@ def main() -> None:
                 f"{models[name][index][1]:.1f}" if index < len(models[name]) else ""
                 for name in names) + " |")
         lines.append("")
-    (RESULTS / "hdp_curves.md").write_text(
-        f"# HDP through iterations (Figure 10's form)\n\n`{json.dumps(settings)}`\n\n"
-        + "\n".join(lines))
+    write_results("hdp_curves", {"settings": settings, "curves": result},
+                  "HDP through iterations (Figure 10's form)", command_line(),
+                  [f"`{json.dumps(settings)}`", "", *lines])
     print("\n".join(lines))
     plot(result)
 

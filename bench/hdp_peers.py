@@ -38,7 +38,6 @@ import json
 import os
 import platform
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -48,9 +47,8 @@ from streamtopics.estimators import OnlineHDP, OnlineLDA
 from streamtopics.evaluation import left_to_right
 from streamtopics.evaluation.matching import distance_to_truth
 
-RESULTS = Path(__file__).parent / "results"
-CORPORA = next((folder / "shared" / "corpora" for folder in Path(__file__).resolve().parents
-                if (folder / "shared" / "corpora").is_dir()), Path("shared/corpora"))
+from measuring import CORPORA, command_line, write_results
+
 LDA_TOPICS = {"synthetic": (10,), "debian": (16, 32, 64, 128), "newsarticles": (16, 32, 64, 128)}
 
 
@@ -202,15 +200,12 @@ def main() -> None:
     rows = []
     for name in args.corpora.split(","):
         rows += run_corpus(name, args)
-    RESULTS.mkdir(exist_ok=True)
     settings = {**vars(args), "numba_threads": os.environ.get("NUMBA_NUM_THREADS"),
                 "machine": platform.platform(), "cpu": platform.processor()}
-    (RESULTS / f"{args.output}.json").write_text(json.dumps({"settings": settings, "rows": rows},
-                                                            indent=1))
     markdown = table(rows)
-    (RESULTS / f"{args.output}.md").write_text(
-        f"# HDP: G-OEM vs VarGibbs, LDA G-OEM, tomotopy, gensim\n\n`{json.dumps(settings)}`\n\n"
-        f"{markdown}\n")
+    write_results(args.output, {"settings": settings, "rows": rows},
+                  "HDP: G-OEM vs VarGibbs, LDA G-OEM, tomotopy, gensim", command_line(),
+                  [f"`{json.dumps(settings)}`", "", markdown])
     print(markdown)
 
 

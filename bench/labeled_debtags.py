@@ -31,7 +31,6 @@ Writes bench/results/labeled_debtags.{json,md}.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import time
 from pathlib import Path
@@ -47,8 +46,9 @@ from streamtopics.estimators.labeled_online import LabeledOnlineLDA
 from streamtopics.evaluation import multilabel_f1
 from streamtopics.inference import cgs, cvb0
 
-RESULTS = Path(__file__).parent / "results"
-CORPUS = Path("/work/shared/corpora/debian")
+from measuring import CORPORA, command_line, write_results
+
+CORPUS = CORPORA / "debian"
 FILTERS = {"debtags-content": DEBTAGS_CONTENT, "all": LabelFilter(20)}
 
 
@@ -271,9 +271,7 @@ def main() -> None:
               "labels": len(classes), "train_documents": train.n_documents,
               "test_documents": test.n_documents, "machine": platform.platform(),
               "threads": 1, "seed": args.seed, "rows": board.rows, "comparisons": compared}
-    RESULTS.mkdir(exist_ok=True)
     stem = "labeled_debtags" if args.filter == "debtags-content" else f"labeled_debtags_{args.filter}"
-    (RESULTS / f"{stem}.json").write_text(json.dumps(result, indent=2))
     lines = [f"Debian debtags, {result['filter']}: {len(classes)} labels, {train.n_documents} "
              f"train / {test.n_documents} test documents (seed {args.seed}, 1 thread). "
              f"Label sets: Meta-Labeler counts; oracle = true counts.", "",
@@ -291,7 +289,7 @@ def main() -> None:
         lines.append(f"| {' '.join(c['first'])} | {' '.join(c['second'])} | "
                      f"{c['difference']:+.4f} | [{c['ci95'][0]:+.4f}, {c['ci95'][1]:+.4f}] | "
                      f"{c['ratio']:.3f} | {c['share_positive']:.3f} |")
-    (RESULTS / f"{stem}.md").write_text("\n".join(lines) + "\n")
+    write_results(stem, result, "Labeled LDA family on Debian debtags", command_line(), lines)
     print("\n".join(lines))
 
 

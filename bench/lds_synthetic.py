@@ -19,11 +19,11 @@ import json
 import os
 import platform
 import time
-from pathlib import Path
 
 import numpy as np
 
-from hdp_peers import RESULTS, synthetic
+from hdp_peers import synthetic
+from measuring import command_line, write_results
 from streamtopics.estimators import OnlineLDA
 from streamtopics.evaluation import left_to_right
 from streamtopics.evaluation.matching import distance_to_truth
@@ -74,12 +74,9 @@ def main() -> None:
                          f"{np.mean([r['train_seconds'] for r in group]):.1f} |")
     settings = {**vars(args), "numba_threads": os.environ.get("NUMBA_NUM_THREADS"),
                 "machine": platform.platform(), "uniform": uniform}
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "lds_synthetic.json").write_text(json.dumps({"settings": settings, "rows": rows},
-                                                           indent=1))
-    (RESULTS / "lds_synthetic.md").write_text(
-        f"# LDS (SGRLD) vs G-OEM, synthetic corpus\n\n`{json.dumps(settings)}`\n\n"
-        + "\n".join(lines) + "\n")
+    write_results("lds_synthetic", {"settings": settings, "rows": rows},
+                  "LDS (SGRLD) vs G-OEM, synthetic corpus", command_line(),
+                  [f"`{json.dumps(settings)}`", "", *lines])
     print("\n".join(lines))
 
 

@@ -25,7 +25,6 @@ Writes bench/results/throughput.{json,md} and prints the table.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import time
@@ -40,10 +39,8 @@ from streamtopics.corpus.readers import read_corpus_dir
 from streamtopics.corpus.synthetic import generate_synthetic
 from streamtopics.estimators import OnlineLDA
 
-from measuring import KernelClock
+from measuring import CORPORA, KernelClock, command_line, write_results
 
-RESULTS = Path(__file__).parent / "results"
-DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "debian"
 
 
 def best_of(repeats, run):
@@ -87,7 +84,7 @@ def load_debian(directory: Path, n_documents: int):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--corpus", type=Path, default=CORPORA / "debian")
     parser.add_argument("--documents", type=int, default=5000)
     parser.add_argument("--topics", type=int, nargs="+", default=[10, 100])
     parser.add_argument("--passes", type=int, default=20)
@@ -151,13 +148,9 @@ def main() -> None:
     settings = (f"One pass, minibatch 100, P = {args.passes} local passes, numba threads = {args.threads}, "
                 f"best of {args.repeats}; {platform.processor() or platform.machine()}, "
                 f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end.")
-    markdown = "# Training throughput\n\n" + settings + "\n\n" + "\n".join(table) + "\n"
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "throughput.json").write_text(json.dumps(
-        {"settings": vars(args) | {"corpus": str(args.corpus)}, "note": settings, "rows": rows}, indent=2))
-    (RESULTS / "throughput.md").write_text(markdown)
-    print()
-    print(markdown)
+    write_results("throughput", {"settings": vars(args), "note": settings, "rows": rows},
+                  "Training throughput", command_line(), [settings, "", *table])
+    print("\n".join(table))
 
 
 if __name__ == "__main__":

@@ -28,8 +28,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-RESULTS = Path(__file__).parent / "results"
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "debian"
+from measuring import CORPORA, command_line, write_results
+
+CORPUS = CORPORA / "debian"
 CURRENT = Path(__file__).resolve().parents[1] / "src"
 
 # Runs inside the subprocess: prints {"kernel": seconds} as JSON.
@@ -111,8 +112,6 @@ def main() -> None:
               "threads": 1, "machine": platform.platform(), "baseline": str(args.baseline),
               "seconds": best, "after_over_before": ratio, "masked_over_unmasked": masked_ratio,
               "runs": runs}
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "topic_mask_overhead.json").write_text(json.dumps(result, indent=2))
     lines = [f"Topic-mask path, debian first {args.documents} documents, K = {args.topics}, "
              f"1 thread, best of {args.repeats} (seconds)", "",
              "| kernel | before masks | after, no mask | after / before | after, 3-topic mask "
@@ -120,9 +119,9 @@ def main() -> None:
     for k in kernels:
         lines.append(f"| {k} | {best['before'][k]:.3f} | {best['after'][k]:.3f} | {ratio[k]:.3f} "
                      f"| {best['after_masked'][k]:.3f} | {masked_ratio[k]:.3f} |")
-    table = "\n".join(lines) + "\n"
-    (RESULTS / "topic_mask_overhead.md").write_text(table)
-    print(table)
+    write_results("topic_mask_overhead", result, "Overhead of the topic-mask path",
+                  command_line(), lines)
+    print("\n".join(lines))
 
 
 if __name__ == "__main__":

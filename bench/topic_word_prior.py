@@ -29,8 +29,8 @@ from streamtopics import OnlineLDA
 from streamtopics.corpus.readers import read_corpus_dir
 from streamtopics.evaluation import left_to_right
 
-RESULTS = Path(__file__).parent / "results"
-CORPORA = Path("../shared/corpora")  # as seen from the repository root of /work/main
+from measuring import CORPORA, command_line, write_results
+
 
 
 def score(model, test, args) -> dict:
@@ -73,10 +73,6 @@ def main() -> None:
                        **score(model, test, args)}
                 rows.append(row)
                 print(json.dumps(row), flush=True)
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "topic_word_prior.json").write_text(json.dumps(
-        {"settings": vars(args) | {"corpus_root": str(args.corpus_root)}, "rows": rows},
-        indent=1, default=str))
     lines = ["| corpus (train docs) | K | " + " | ".join(f"eta = {eta:g}" for eta in args.etas) + " |",
              "|---|---:|" + "---:|" * len(args.etas)]
     for name in args.corpora:
@@ -95,9 +91,10 @@ def main() -> None:
                 texts.append(text)
             lines.append(f"| {name} ({cells[0]['train_documents']}) | {n_topics} | "
                          + " | ".join(texts) + " |")
-    table = "\n".join(lines)
-    (RESULTS / "topic_word_prior.md").write_text(table + "\n")
-    print(table)
+    write_results("topic_word_prior", {"settings": vars(args), "rows": rows},
+                  "Held-out log-likelihood per document by topic-word prior eta", command_line(),
+                  lines)
+    print("\n".join(lines))
 
 
 if __name__ == "__main__":

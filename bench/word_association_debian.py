@@ -34,8 +34,9 @@ from streamtopics import GibbsLDA
 from streamtopics.corpus.readers import read_corpus_dir
 from streamtopics.evaluation.word_association import AssociationNorms, compare_estimators
 
-RESULTS = Path(__file__).parent / "results"
-CORPUS = Path("/work/shared/corpora/debian")
+from measuring import CORPORA, command_line, write_results
+
+CORPUS = CORPORA / "debian"
 
 
 def read_norms(path: Path) -> list[tuple[str, list[str]]]:
@@ -81,8 +82,6 @@ def main() -> None:
               "cues": int(norms.cue_ids.size), "pairs": int(pairs), "sweeps": args.sweeps,
               "alpha": 0.1, "beta": 0.01, "seed": args.seed, "machine": platform.platform(),
               "threads": 1, "runs": runs}
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "word_association_debian.json").write_text(json.dumps(result, indent=2))
     lines = [f"Word association on debian (proxy norms: FOLDOC cross-references, not free "
              f"association): {norms.cue_ids.size} cues, {pairs} (cue, associate) pairs; GibbsLDA "
              f"alpha 0.1, beta 0.01, {args.sweeps} sweeps, final state; seed {args.seed}.", "",
@@ -111,7 +110,8 @@ def main() -> None:
             lines.append(f"| {run['topics']} | " + " | ".join(cells) + " |")
         edges = runs[0][spacing]["edges"]
         lines.append(f"\nBin edges (training count): {', '.join(f'{e:.0f}' for e in edges)}")
-    (RESULTS / "word_association_debian.md").write_text("\n".join(lines) + "\n")
+    write_results("word_association_debian", result,
+                  "Word association on debian: phi against phi^p", command_line(), lines)
     print("\n".join(lines))
 
 
