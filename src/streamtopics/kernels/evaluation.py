@@ -61,6 +61,24 @@ def _gibbs_update(topics, position, word_topic_weights, alpha, doc_topic_counts,
 
 
 @njit(cache=True, inline="always")
+def _particles(n_particles, n_tokens, n_topics):
+    """The state of R left-to-right particles, all zero: each one's topic per token (R x N) and
+    count per topic (R x K)."""
+    return np.zeros((n_particles, n_tokens), dtype=np.int64), np.zeros((n_particles, n_topics))
+
+
+@njit(cache=True, inline="always")
+def _sparse_particles(n_particles, n_tokens, n_topics):
+    """`_particles` with each particle's present topics as an ascending list: topics (R x N),
+    present (R x K), position (R x K, -1 = absent), counts of the listed topics (R x K) and the
+    lists' sizes (R)."""
+    topics, counts = _particles(n_particles, n_tokens, n_topics)
+    return (topics, np.zeros((n_particles, n_topics), dtype=np.int64),
+            np.full((n_particles, n_topics), -1, dtype=np.int64), counts,
+            np.zeros(n_particles, dtype=np.int64))
+
+
+@njit(cache=True, inline="always")
 def _dot(weights, row):
     """sum_k weights_k row_k, summed in topic order (the NumPy twins sum the same way)."""
     total = 0.0
@@ -107,13 +125,11 @@ def left_to_right_document(beta_by_word, alpha, words, n_particles, resample, st
     n_tokens = words.size
     n_topics = alpha.size
     alpha_sum = alpha.sum()
-    topics = np.zeros((n_particles, n_tokens), dtype=np.int64)
-    doc_topic_counts = np.zeros((n_particles, n_topics))
+    topics, doc_topic_counts = _particles(n_particles, n_tokens, n_topics)
     cumulative = np.empty(n_topics)
     weights = np.empty(n_particles)
     n_buffers = n_particles if resample else 0  # resampling copies particles into buffers
-    next_topics = np.zeros((n_buffers, n_tokens), dtype=np.int64)
-    next_counts = np.zeros((n_buffers, n_topics))
+    next_topics, next_counts = _particles(n_buffers, n_tokens, n_topics)
     ancestors = np.empty(n_buffers, dtype=np.int64)
     log_likelihood = 0.0
     for n in range(n_tokens):
@@ -172,17 +188,11 @@ def left_to_right_document_sparse(beta_by_word, alpha, words, n_particles, resam
         for k in range(n_topics):
             total += row[k] * alpha[k]
             smoothing[n, k] = total
-    topics = np.zeros((n_particles, n_tokens), dtype=np.int64)
-    present = np.zeros((n_particles, n_topics), dtype=np.int64)
-    position = np.full((n_particles, n_topics), -1, dtype=np.int64)
-    counts = np.zeros((n_particles, n_topics))
-    n_present = np.zeros(n_particles, dtype=np.int64)
+    topics, present, position, counts, n_present = _sparse_particles(n_particles, n_tokens,
+                                                                     n_topics)
     n_buffers = n_particles if resample else 0
-    next_topics = np.zeros((n_buffers, n_tokens), dtype=np.int64)
-    next_present = np.zeros((n_buffers, n_topics), dtype=np.int64)
-    next_position = np.full((n_buffers, n_topics), -1, dtype=np.int64)
-    next_counts = np.zeros((n_buffers, n_topics))
-    next_n_present = np.zeros(n_buffers, dtype=np.int64)
+    next_topics, next_present, next_position, next_counts, next_n_present = _sparse_particles(
+        n_buffers, n_tokens, n_topics)
     ancestors = np.empty(n_buffers, dtype=np.int64)
     masses = np.empty(n_topics)
     weights = np.empty(n_particles)

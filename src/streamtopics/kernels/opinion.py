@@ -21,7 +21,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .evaluation import _draw
+from .evaluation import _draw, _particles
 from .random import new_stream, next_uniform
 
 
@@ -50,8 +50,7 @@ def opinion_left_to_right_document(phi_by_word, psi, alpha, omega, words, n_part
     n_tokens = words.size
     n_topics = alpha.size
     alpha_sum = alpha.sum()
-    assignments = np.zeros((n_particles, n_tokens), dtype=np.int64)
-    topic_counts = np.zeros((n_particles, n_topics))
+    assignments, topic_counts = _particles(n_particles, n_tokens, n_topics)
     n_qualitative = np.zeros(n_particles)
     cumulative = np.empty(n_topics + 1)
     log_likelihood = 0.0
