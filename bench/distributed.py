@@ -195,16 +195,18 @@ def compare(name: str, make_batches, n_topics: int, backends: dict, repeat: int)
 
 def step_plan(counts, n_topics: int, workers: int) -> dict:
     """One step of ``workers`` Dask workers on the minibatch ``counts``, from the chunk plan:
-    chunks, the client's bytes (each chunk's documents, about 24 bytes an entry and 16 a
-    document, the minibatch's U x K weights once, one U x K merged result back), the
-    levels of the merge tree on the workers and the distinct words of a chunk."""
+    chunks, the client's bytes (each chunk's documents: 8 bytes an entry as int32 word and
+    count, 16 a document, 8 a distinct word of the chunk; the minibatch's U x K weights once;
+    one U x K merged result back), the levels of the merge tree on the workers and the most
+    distinct words of a chunk."""
     bounds = chunk_bounds(counts.shape[0], BACKEND_CHUNKS_PER_WORKER * workers)
     row = 8 * n_topics + 8
     words = np.unique(counts.indices).size
-    chunk_words = max(np.unique(counts[start:stop].indices).size for start, stop in bounds)
+    chunk_words = [np.unique(counts[start:stop].indices).size for start, stop in bounds]
     return {"chunks": len(bounds), "levels": max(0, (len(bounds) - 1).bit_length()),
-            "bytes_sent": counts.nnz * 24 + (counts.shape[0] + len(bounds)) * 16 + words * row,
-            "bytes_received": words * row + 8 * n_topics, "chunk_words": chunk_words}
+            "bytes_sent": counts.nnz * 8 + (counts.shape[0] + len(bounds)) * 16
+            + 8 * sum(chunk_words) + words * row,
+            "bytes_received": words * row + 8 * n_topics, "chunk_words": max(chunk_words)}
 
 
 def merge_seconds_per_entry(n_topics: int, words: int = 8000) -> float:
