@@ -3,9 +3,10 @@ topics T through the stream and the final held-out score, on the synthetic corpu
 bench/hdp_peers.py and on debian, for
 
 * the defaults (pruning below 1e-4 of the tokens, unseen words weighted as the topics' mean
-  under a new topic, stick concentration alpha = 5, cap 200);
-* thesis-literal valves: no pruning, unseen words at 1/V under a new topic, cap 1,000;
-* alpha = 1 (the spec's and gensim's default) and alpha = 20.
+  under a new topic, stick concentration alpha learnt by empirical Bayes from 20, cap 200);
+* alpha fixed at 5 (the former default), and with it thesis-literal valves: no pruning, unseen
+  words at 1/V under a new topic, cap 1,000;
+* alpha fixed at 1 (the spec's and gensim's default) and at 20.
 
 Usage: NUMBA_NUM_THREADS=1 python bench/hdp_ablation.py
 Writes bench/results/hdp_ablation.{json,md}.
@@ -23,11 +24,15 @@ from streamtopics.corpus.corpus import occurring_words, restrict_to_words
 from streamtopics.estimators import OnlineHDP
 from streamtopics.evaluation import left_to_right
 
+FIXED = {"stick_update": "fixed"}
 VARIANTS = {"defaults": {},
-            "thesis-literal valves": {"prune_share": 0.0, "unseen_words": "new-topic",
-                                      "max_topics": 1000},
-            "alpha = 1": {"stick_concentration": 1.0},
-            "alpha = 20": {"stick_concentration": 20.0}}
+            "alpha = 5 fixed": {**FIXED, "stick_concentration": 5.0},
+            "alpha = 5 fixed, thesis-literal valves": {**FIXED, "stick_concentration": 5.0,
+                                                       "prune_share": 0.0,
+                                                       "unseen_words": "new-topic",
+                                                       "max_topics": 1000},
+            "alpha = 1 fixed": {**FIXED, "stick_concentration": 1.0},
+            "alpha = 20 fixed": {**FIXED, "stick_concentration": 20.0}}
 CHECKPOINTS = (1, 2, 5, 10, 50, 100, 200, 300)   # steps at which T is reported
 
 

@@ -31,8 +31,9 @@ MODELS = {
                   "HDP VarGibbs": lambda: OnlineHDP(method="vargibbs", random_state=0),
                   "LDA G-OEM K=10": lambda: OnlineLDA(10, n_passes=1, random_state=0)},
     "debian": {"HDP G-OEM": lambda: OnlineHDP(random_state=0),
-               "HDP G-OEM, alpha = 20": lambda: OnlineHDP(stick_concentration=20.0,
-                                                          random_state=0),
+               "HDP G-OEM, alpha = 5 fixed": lambda: OnlineHDP(stick_concentration=5.0,
+                                                               stick_update="fixed",
+                                                               random_state=0),
                "HDP VarGibbs": lambda: OnlineHDP(method="vargibbs", random_state=0),
                "LDA G-OEM K=64": lambda: OnlineLDA(64, n_passes=1, random_state=0)},
 }

@@ -8,9 +8,10 @@ particles, seed 0) of the same held-out documents, restricted to words seen in t
 LDA experiments do; an LDA point estimate gives unseen words no mass):
 
 * streamtopics ``OnlineHDP(method="g-oem")`` and ``(method="vargibbs")``, defaults (T_0 = 2,
-  b = 1, stick concentration alpha = 5, minibatch 100, P = 20, rho_i = 1/sqrt(i)), and both with
-  alpha = 20 (more topics open), scored as the (T + 1)-topic LDA of `OnlineHDP.to_lda` (the rest
-  of the stick as one uniform topic, spec G8);
+  b = 1, stick concentration alpha learnt by empirical Bayes from 20, minibatch 100, P = 20,
+  rho_i = 1/sqrt(i)), and G-OEM with alpha fixed at 5 (the former default) and at 20, scored as
+  the (T + 1)-topic LDA of `OnlineHDP.to_lda` (the rest of the stick as one uniform topic, spec
+  G8);
 * streamtopics ``OnlineLDA(K, method="g-oem")``, the same minibatches and P;
 * tomotopy ``HDPModel`` (batch collapsed Gibbs, ``--tomotopy-iterations`` sweeps, initial_k = 2,
   alpha = gamma = 1, eta = 0.01), scored as the LDA of ``convert_to_lda`` (live topics, their
@@ -79,7 +80,8 @@ def train_hdp(method, **settings):
     def train(corpus, seed, args):
         model = OnlineHDP(method=method, random_state=seed, **settings).fit(corpus)
         beta, alpha = model.to_lda()
-        return beta, alpha, model.topic_weights_, model.components_
+        return (beta, alpha, model.topic_weights_, model.components_,
+                {"stick_concentration": model.stick_concentration_})
     return train
 
 
@@ -123,8 +125,10 @@ def train_gensim(corpus, seed, args):
 
 def methods(corpus_name: str, args):
     table = {"HDP G-OEM": train_hdp("g-oem"), "HDP VarGibbs": train_hdp("vargibbs"),
-             "HDP G-OEM, alpha = 20": train_hdp("g-oem", stick_concentration=20.0),
-             "HDP VarGibbs, alpha = 20": train_hdp("vargibbs", stick_concentration=20.0)}
+             "HDP G-OEM, alpha = 5 fixed": train_hdp("g-oem", stick_concentration=5.0,
+                                                     stick_update="fixed"),
+             "HDP G-OEM, alpha = 20 fixed": train_hdp("g-oem", stick_concentration=20.0,
+                                                      stick_update="fixed")}
     for k in LDA_TOPICS[corpus_name]:
         table[f"LDA G-OEM K={k}"] = train_lda(k)
     table["tomotopy HDPModel"] = train_tomotopy
@@ -147,11 +151,13 @@ def run_corpus(name: str, args) -> list[dict]:
     for seed in range(args.seeds):
         for method, trainer in methods(name, args).items():
             started = time.perf_counter()
-            beta, alpha, weights, topics = trainer(train, seed, args)
+            beta, alpha, weights, topics, *extra = trainer(train, seed, args)
+            extra = extra[0] if extra else {}
             seconds = time.perf_counter() - started
             score = left_to_right(beta, alpha, held_out, n_particles=20, seed=0,
                                   max_tokens=args.max_tokens)
             row = {"corpus": name, "method": method, "seed": seed, "train_seconds": seconds,
+                   "stick_concentration": extra.get("stick_concentration"),
                    "log_perplexity_per_document": -score.mean_log_likelihood_per_document,
                    "topics": int(topics.shape[0]), "topics_over_1pct": int(np.sum(weights > 0.01))}
             if truth is not None:
@@ -164,7 +170,8 @@ def run_corpus(name: str, args) -> list[dict]:
 
 def table(rows: list[dict]) -> str:
     lines = ["| corpus | method | log-perplexity / doc | ratio to HDP G-OEM | topics (> 1%) | "
-             "true-topic TV | train s |", "|---|---|---|---|---|---|---|"]
+             "true-topic TV | stick alpha at the end | train s |",
+             "|---|---|---|---|---|---|---|---|"]
     for corpus in dict.fromkeys(row["corpus"] for row in rows):
         mine = [r for r in rows if r["corpus"] == corpus]
         reference = np.mean([r["log_perplexity_per_document"] for r in mine
@@ -175,12 +182,15 @@ def table(rows: list[dict]) -> str:
             spread = f" ± {score.std(ddof=1):.1f}" if score.size > 1 else ""
             tv = ([r["true_topic_matched_tv"] for r in group]
                   if "true_topic_matched_tv" in group[0] else None)
+            sticks = [r.get("stick_concentration") for r in group]
+            sticks = "" if sticks[0] is None else f"{np.mean(sticks):.1f}"
             lines.append(
                 f"| {corpus} | {method} | {score.mean():.1f}{spread} | "
                 f"{score.mean() / reference:.4f} | "
                 f"{np.mean([r['topics'] for r in group]):.0f} "
                 f"({np.mean([r['topics_over_1pct'] for r in group]):.1f}) | "
                 f"{'' if tv is None else f'{np.mean(tv):.3f}'} | "
+                f"{sticks} | "
                 f"{np.mean([r['train_seconds'] for r in group]):.1f} |")
     return "\n".join(lines)
 

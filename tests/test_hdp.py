@@ -123,14 +123,17 @@ def test_planted_corpus_topics_found_and_recovered():
     CI size): HDP G-OEM started from T = 2 ends with 8 to 14 topics of weight > 1%; the true
     topics' Hungarian-matched total variation to them is at most 0.35 and 1.5 times LDA G-OEM
     K = 10's on the same stream; the held-out score (the rest as one uniform topic, spec G8) is
-    within 1% of LDA K = 10's and at least 2% better than LDA K = 2's (the model it starts as)."""
+    within 1% of LDA K = 10's and at least 2% better than LDA K = 2's (the model it starts as).
+    With alpha fixed at 5: the default (alpha learnt from 20, tuned for real corpora) over-splits
+    here, 19 topics of weight > 1% for the same score (docs/hdp.md)."""
     from streamtopics.evaluation.matching import distance_to_truth
     weights = 0.8 ** np.arange(10)
     corpus, truth = generate_synthetic(n_topics=10, n_words=1000, n_documents=10_300,
                                        mean_length=60, alpha=5 * weights / weights.sum(),
                                        topic_concentration=0.1, seed=7)
     train, test = corpus.counts[:10_000], corpus[10_000:]
-    hdp = OnlineHDP(max_topics=60, local_passes=10, random_state=0).fit(train)
+    hdp = OnlineHDP(max_topics=60, local_passes=10, stick_concentration=5.0, stick_update="fixed",
+                    random_state=0).fit(train)
     lda = OnlineLDA(10, local_passes=10, random_state=0).fit(train)
     two = OnlineLDA(2, local_passes=10, random_state=0).fit(train)
     big = hdp.topic_weights_ > 0.01

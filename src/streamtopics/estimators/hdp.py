@@ -68,8 +68,11 @@ class OnlineHDP(OnlineLDA):
         starting value: b_eff = sum a is learnt with pi by the M-step.
     stick_concentration : alpha of the corpus sticks pibar_k ~ Beta(1, alpha), which sets how
         readily topics open: its value at the start (the thesis gives none), learnt after each
-        M-step unless ``stick_update="fixed"``. Most topics open in the first minibatches, so
-        the start matters (docs/hdp.md).
+        M-step unless ``stick_update="fixed"``. Most topics open in the first minibatches and
+        the learnt value moves slowly from its start (T is what alpha opened), so the start
+        matters: 20 (default) scores within 1.4% of the best LDA G-OEM (K = 128) on debian and
+        newsarticles, 5 is 3-4% behind; on the planted K* = 10 corpus both score as LDA K = 10,
+        20 with 13-18 topics of weight > 1%, 5 with 11-14 (docs/hdp.md).
     stick_update : "empirical-bayes" (default): alpha maximises the likelihood of T topics among
         the m expected tables, T = alpha (digamma(alpha + m) - digamma(alpha)) (Antoniak 1974;
         the likelihood of Teh et al. 2006's auxiliary-variable update); "fixed": alpha stays.
@@ -96,8 +99,9 @@ class OnlineHDP(OnlineLDA):
     n_init = 1
 
     def __init__(self, method: str = "g-oem", initial_topics: int = 2, max_topics: int = 200,
-                 doc_topic_prior: float = 1.0, stick_concentration: float = 5.0,
-                 stick_update: str = "fixed", topic_word_prior=None, prune_share: float = 1e-4,
+                 doc_topic_prior: float = 1.0, stick_concentration: float = 20.0,
+                 stick_update: str = "empirical-bayes", topic_word_prior=None,
+                 prune_share: float = 1e-4,
                  unseen_words: str = "uniform", batch_size: int = 100, local_passes: int = 20,
                  step_offset: float = 0.0, step_decay: float = 0.5, n_passes: int = 1,
                  corpus_size=None, random_state=None, grow_vocabulary: bool = False,
