@@ -28,7 +28,7 @@ Kernels:
 - `soft_counts_dense`: the CGS_p soft counts of a training sample, sum over tokens of the full
   conditional (numerators of equations 40 and 41; twin: ``naive.soft_counts_dense``);
   `soft_counts_sparse`: the same with the bucket split, O(topics of document + word) per token
-  in two passes (documents, then words) that write each output row once, about 1.5-2 sweeps.
+  in two passes (documents, then words) that write each output row once, about 1.5 sweeps.
 - `document_soft_counts`, `predict_documents`: prediction for new documents with phi fixed
   (equation 4), recording the standard counts (equation 3) and the soft counts (equation 33).
 
@@ -409,12 +409,15 @@ def soft_counts_sparse(tokens, offsets, assignments, doc_topic_counts, word_topi
     1 / Z_j; the smoothing and document parts are the same vector for every token of the
     document up to 1 / Z_j, so they are added once per document as
     (alpha_k + n_dk) eta inv_k sum_j 1 / Z_j. Pass 2 (word by word, tokens in word order)
-    adds each token's document-topic part (n_kv + eta) n_dk inv_k / Z_j over the topics of its
-    document into a K-row of the word (in cache), and once per word the parts that depend on
-    the word only, (eta alpha_k + n_kv alpha_k) inv_k sum_j 1 / Z_j. Every document's and
-    word's row is thus written once instead of scattered per token. Needs the word-topic lists
-    of `build_word_topic_lists`; the counts are not modified (a restricted document's tokens go
-    through `_token_soft_counts`, O(|K_d|) each, which restores them).
+    adds the document-topic part (n_kv + eta) n_dk inv_k sum_j 1 / Z_j over the topics of each
+    document, once for all the document's tokens of the word, into a K-row of the word (in
+    cache), and once per word the parts that depend on the word only,
+    (eta alpha_k + n_kv alpha_k) inv_k sum_j 1 / Z_j. The own-topic correction (the actual
+    weight of z_j minus its bulk weight, over Z_j) is the same for the document's and the
+    word's row. Every document's and word's row is thus written once instead of scattered per
+    token. Needs the word-topic lists of `build_word_topic_lists`; the counts are not modified
+    (a restricted document's tokens go through `_token_soft_counts`, O(|K_d|) each, which
+    restores them).
     """
     n_docs = offsets.size - 1
     n_words, n_topics = word_topic_counts.shape
@@ -437,6 +440,7 @@ def soft_counts_sparse(tokens, offsets, assignments, doc_topic_counts, word_topi
     record_scale = np.zeros(n_tokens)  # 1 / Z_j; stays 0 for a restricted document's tokens
     record_doc = np.empty(n_tokens, dtype=np.int32)
     record_topic = np.empty(n_tokens, dtype=np.int32)
+    record_own = np.empty(n_tokens)  # own-topic correction: actual minus bulk weight, / Z_j
     doc_list_start = np.zeros(n_docs + 1, dtype=np.int64)
     doc_list_topics = np.empty(n_tokens, dtype=np.int32)
     doc_list_counts = np.empty(n_tokens, dtype=np.float64)
@@ -450,6 +454,7 @@ def soft_counts_sparse(tokens, offsets, assignments, doc_topic_counts, word_topi
         topics = allowed_topics(d, mask_ptr, mask_topics, n_topics)
         if topics.size:
             for i in range(offsets[d], offsets[d + 1]):
+                record_doc[position[tokens[i]]] = d
                 position[tokens[i]] += 1
                 _token_soft_counts(d, i, tokens, assignments, topics, doc_topic_counts,
                                    word_topic_counts, topic_counts, inv_denominator, eta_sum,
@@ -492,9 +497,10 @@ def soft_counts_sparse(tokens, offsets, assignments, doc_topic_counts, word_topi
             record_scale[slot] = s
             record_doc[slot] = d
             record_topic[slot] = z
+            record_own[slot] = (own_word + own_rest) * s
             for j in range(word_list_size[w]):
                 row[word_list_topics[base + j]] += weights[j] * s
-            row[z] += (own_word + own_rest) * s
+            row[z] += record_own[slot]
             doc_inverse_mass += s
         for m in range(first, n_listed):
             k = doc_list_topics[m]
@@ -504,26 +510,27 @@ def soft_counts_sparse(tokens, offsets, assignments, doc_topic_counts, word_topi
         for k in range(n_topics):
             doc_soft[d, k] += row[k] + smoothing[k] * doc_inverse_mass
             row[k] = 0.0
-    # --- pass 2: words, their tokens' records in order
+    # --- pass 2: words, their tokens' records in order (a document's tokens of w adjacent)
     for w in range(n_words):
         word_inverse_mass = 0.0
-        for slot in range(word_start[w], word_start[w + 1]):
+        run_mass = 0.0
+        stop = word_start[w + 1]
+        for slot in range(word_start[w], stop):
             s = record_scale[slot]
             if s == 0.0:
                 continue
             d = record_doc[slot]
-            z = record_topic[slot]
-            n_zw = word_topic_counts[w, z]
-            inv_z = inv_excluded[z]
+            run_mass += s
+            row[record_topic[slot]] += record_own[slot]
+            if slot + 1 < stop and record_doc[slot + 1] == d:
+                continue
+            # the document-topic part of d's tokens of w, (n_kv + eta) n_dk inv_k sum 1/Z_j
             for m in range(doc_list_start[d], doc_list_start[d + 1]):
                 k = doc_list_topics[m]
-                if k == z:
-                    row[k] += (n_zw - 1 + eta) * (doc_list_counts[m] - 1) * inv_z * s
-                else:
-                    row[k] += (word_topic_counts[w, k] + eta) * doc_list_counts[m] \
-                        * inv_denominator[k] * s
-            row[z] += alpha[z] * ((n_zw - 1 + eta) * inv_z - (n_zw + eta) * inv_denominator[z]) * s
-            word_inverse_mass += s
+                row[k] += (word_topic_counts[w, k] + eta) * doc_list_counts[m] \
+                    * inv_denominator[k] * run_mass
+            word_inverse_mass += run_mass
+            run_mass = 0.0
         if word_inverse_mass == 0.0:
             continue
         base = word_list_start[w]
