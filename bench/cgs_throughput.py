@@ -31,13 +31,12 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", 
 
 import argparse  # noqa: E402
 import platform  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from measuring import CORPORA, write_results  # noqa: E402
+from measuring import CORPORA, command_line, write_results  # noqa: E402
 from streamtopics import read_corpus_dir  # noqa: E402
 from streamtopics.inference.cgs import SAMPLERS, GibbsState  # noqa: E402
 
@@ -188,8 +187,7 @@ def main(argv=None) -> None:
                "tokens": n_tokens, "threads": 1, "timing": "process_time, best of repeats",
                "machine": platform.platform(), "processor": platform.processor(), "rows": rows}
     write_results("cgs_throughput", payload, "Collapsed Gibbs sampling throughput (issue 12, item 3)",
-                  "python bench/cgs_throughput.py " + " ".join(sys.argv[1:] if argv is None else argv),
-                  table)
+                  command_line(), table)
 
 
 if __name__ == "__main__":
