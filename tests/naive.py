@@ -630,3 +630,7 @@ def merge_sorted_rows(words_a, rows_a, words_b, rows_b):
     rows[np.searchsorted(words, words_a)] += rows_a
     rows[np.searchsorted(words, words_b)] += rows_b
     return words, rows
+
+
+def add_scaled_rows(out, scale, weights, alpha):
+    out += scale[:, None] * weights * alpha

@@ -169,3 +169,40 @@ def test_automatic_choice_depends_on_the_number_of_topics_only():
 
     for n_topics, same_as in ((SPARSE_MIN_TOPICS, "sparse"), (4, "dense")):
         np.testing.assert_array_equal(components(n_topics, "auto"), components(n_topics, same_as))
+
+
+def test_deferred_smoothing_part_equals_the_kernels_own():
+    """`GibbsRun` adds the smoothing part of the sparse kernel's recorded conditionals itself,
+    per word (O(U K) per call); with the boosted schedule (one pass a call, new weights and
+    alpha every call, passes before the window recorded alone) its statistics, per-entry
+    expectations and theta equal those of the kernel adding it per entry, to 1e-13."""
+    rng = np.random.default_rng(8)
+    batch = random_minibatch(rng, n_docs=12, n_words=30, mean_length=25)
+    n_topics, passes = 40, 8
+    estimator = GibbsEstimator(passes=passes, sampler="sparse")
+    run = estimator.begin(batch, n_topics, seed=3, minibatch_index=1)
+    state = dict(token_topic=np.zeros(batch.n_tokens, dtype=np.int64),
+                 doc_topic_counts=np.zeros((batch.n_documents, n_topics)),
+                 rng_state=np.zeros(batch.n_documents, dtype=np.uint64))
+    for t in range(passes):
+        weights = rng.random((batch.words.size, n_topics))
+        alpha = rng.uniform(0.05, 0.5, n_topics)
+        run.advance(weights, alpha, 1)
+        if t <= run.window_start:
+            entry_topic = np.zeros((batch.n_entries, n_topics))
+            log_theta = np.zeros((batch.n_documents, n_topics))
+            recorded = 0
+        record_from = t if t < run.window_start else run.window_start
+        sparse_gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr,
+                            weights, alpha, digamma(alpha), float(digamma(alpha.sum())), 3, 1,
+                            batch.first_document, t, 1, record_from, 0, state["token_topic"],
+                            state["doc_topic_counts"], state["rng_state"], entry_topic, log_theta)
+        recorded += 1
+        np.testing.assert_array_equal(run.token_topic, state["token_topic"])
+        np.testing.assert_allclose(run.entry_expectations(), entry_topic / recorded, rtol=1e-13)
+        np.testing.assert_allclose(run.statistics().word_topic,
+                                   batch.word_totals(entry_topic) / recorded, rtol=1e-13)
+        np.testing.assert_array_equal(run.statistics().log_theta, log_theta.sum(axis=0) / recorded)
+    theta = batch.document_totals(entry_topic) / recorded + alpha
+    np.testing.assert_allclose(run.doc_topic(), theta / theta.sum(axis=1, keepdims=True),
+                               rtol=1e-13)

@@ -36,6 +36,16 @@ def test_affine_rows_and_set_rows_are_their_twins_bit_for_bit():
     np.testing.assert_array_equal(raw[words], rows)
 
 
+def test_add_scaled_rows_is_its_twin_bit_for_bit():
+    rng = np.random.default_rng(3)
+    out, scale, weights, alpha = (_values(rng, (30, 6)), _values(rng, 30), _values(rng, (30, 6)),
+                                  _values(rng, 6))
+    expected = out.copy()
+    naive.add_scaled_rows(expected, scale, weights, alpha)
+    statistics.add_scaled_rows(out, scale, weights, alpha)
+    np.testing.assert_array_equal(out, expected)
+
+
 def test_group_sums_are_the_indicator_product_bit_for_bit():
     rng = np.random.default_rng(2)
     values = _values(rng, (300, 6))

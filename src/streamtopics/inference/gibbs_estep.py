@@ -46,7 +46,7 @@ from scipy.special import digamma
 from ..kernels.gibbs_estep import (NO_MASK_VALUES, RECORD_CONDITIONALS, RECORD_DENSE,
                                    RECORD_SAMPLE, gibbs_sweeps)
 from ..kernels.gibbs_estep_sparse import sparse_gibbs_sweeps
-from ..kernels.statistics import has_empty_row
+from ..kernels.statistics import add_scaled_rows, has_empty_row
 from ..kernels.topic_mask import NO_MASK_PTR, NO_MASK_TOPICS
 from .minibatch import Minibatch
 from .stats import MinibatchStats
@@ -128,6 +128,10 @@ class GibbsRun:
         self.entry_topic = np.zeros((batch.n_entries, n_topics))
         self.doc_log_theta = np.zeros((batch.n_documents, n_topics))
         self.alpha = None
+        # Sparse kernel, recorded conditionals: the smoothing part beta_wk alpha_k S_j is added
+        # here, per call that recorded passes (weights, alpha, S_j per entry), and per word.
+        self.smoothing_calls: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.word_smoothing = None
 
     @property
     def window_start(self) -> int:
@@ -149,6 +153,7 @@ class GibbsRun:
             self.entry_topic[:] = 0.0
             self.doc_log_theta[:] = 0.0
             self.n_recorded = 0
+            self.smoothing_calls, self.word_smoothing = [], None
         alpha = np.ascontiguousarray(alpha, dtype=np.float64)
         batch = self.batch
         # Always every argument: a numba call that leaves defaults out takes the dispatcher's
@@ -156,16 +161,48 @@ class GibbsRun:
         mask = (NO_MASK_PTR, NO_MASK_TOPICS, NO_MASK_VALUES) if batch.topic_mask is None else (
             *kernel_mask(batch.topic_mask, batch.n_documents, alpha.size),
             digamma(self._doc_alpha(alpha).sum(axis=1)))
-        kernel = sparse_gibbs_sweeps if self.estimator.uses_sparse(alpha.size) else gibbs_sweeps
-        kernel(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr,
-               local_word_weights(weights), alpha, digamma(alpha), float(digamma(alpha.sum())),
-               self.seed, self.minibatch_index, batch.first_document,
-               first, n_passes, record_from, self.estimator.record_mode,
-               self.token_topic, self.doc_topic_counts, self.rng_state,
-               self.entry_topic, self.doc_log_theta, *mask)
-        self.n_recorded += last - max(first, record_from)
+        weights = local_word_weights(weights)
+        arguments = (batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr,
+                     weights, alpha, digamma(alpha), float(digamma(alpha.sum())),
+                     self.seed, self.minibatch_index, batch.first_document,
+                     first, n_passes, record_from, self.estimator.record_mode,
+                     self.token_topic, self.doc_topic_counts, self.rng_state,
+                     self.entry_topic, self.doc_log_theta, *mask)
+        recorded = last - max(first, record_from)
+        if not self.estimator.uses_sparse(alpha.size):
+            gibbs_sweeps(*arguments)
+        elif self.estimator.record_mode != RECORD_CONDITIONALS:
+            sparse_gibbs_sweeps(*arguments)
+        else:
+            inverse = np.zeros(batch.n_entries)
+            sparse_gibbs_sweeps(*arguments, inverse)
+            if recorded:
+                self._add_word_smoothing(weights, alpha, inverse)
+        self.n_recorded += recorded
         self.passes_done = last
         self.alpha = alpha
+
+    def _add_word_smoothing(self, weights: np.ndarray, alpha: np.ndarray,
+                            inverse: np.ndarray) -> None:
+        """The smoothing part of one call's recorded conditionals, beta_wk alpha_k S_j (sparse
+        kernel, `kernels.gibbs_estep_sparse`), per word: O(U K) instead of O(entries K)."""
+        self.smoothing_calls.append((weights, alpha, inverse))
+        batch = self.batch
+        if self.word_smoothing is None:
+            self.word_smoothing = np.zeros((batch.words.size, alpha.size))
+        add_scaled_rows(self.word_smoothing,
+                        np.bincount(batch.entry_word, inverse, minlength=batch.words.size),
+                        weights, alpha)
+
+    def _entry_totals(self) -> np.ndarray:
+        """The recorded conditionals summed over the recorded passes, per entry (entries x K)."""
+        if not self.smoothing_calls:
+            return self.entry_topic
+        entry_word = self.batch.entry_word
+        totals = self.entry_topic.copy()
+        for weights, alpha, inverse in self.smoothing_calls:
+            totals += inverse[:, None] * weights[entry_word] * alpha
+        return totals
 
     def _doc_alpha(self, alpha: np.ndarray) -> np.ndarray:
         """alpha per document: K numbers, or B x K zero outside each document's mask."""
@@ -174,16 +211,22 @@ class GibbsRun:
 
     def entry_expectations(self) -> np.ndarray:
         """Expected counts E[sum_n z_nk] per entry (distinct word of a document), entries x K."""
-        return self.entry_topic / self.n_recorded
+        return self._entry_totals() / self.n_recorded
 
     def statistics(self) -> MinibatchStats:
         batch = self.batch
-        return MinibatchStats(batch.words, batch.word_totals(self.entry_topic, self.n_recorded),
+        if self.word_smoothing is None:
+            word_topic = batch.word_totals(self.entry_topic, self.n_recorded)
+        else:
+            word_topic = batch.word_totals(self.entry_topic)
+            word_topic += self.word_smoothing
+            word_topic /= self.n_recorded
+        return MinibatchStats(batch.words, word_topic,
                               self.doc_log_theta.sum(axis=0) / self.n_recorded,
                               batch.n_documents, batch.n_words)
 
     def doc_topic(self) -> np.ndarray:
         """Posterior mean of theta_d per document, B x K (rows sum to 1)."""
-        expected = (self.batch.document_totals(self.entry_topic) / self.n_recorded
+        expected = (self.batch.document_totals(self._entry_totals()) / self.n_recorded
                      + self._doc_alpha(self.alpha))
         return expected / expected.sum(axis=1, keepdims=True)

@@ -24,7 +24,11 @@ Recording (Algorithm 2, final loop), RECORD_CONDITIONALS: with m_k = N_dk^t + al
 Z_n = sum_k beta_wk m_k - beta_{w z_n}, the averaged conditional of an entry j (word w) adds
 sum_n beta_wk (m_k - [z_n = k]) / Z_n = beta_wk N_dk^t S_j - sum_n [z_n = k] beta_wk / Z_n
 + beta_wk alpha_k S_j with S_j = sum_n 1 / Z_n: the first two terms touch present topics only
-each recorded pass, the last is added once per call (`_add_smoothing_part`). RECORD_SAMPLE adds
+each recorded pass, the last is added once per call (`_add_smoothing_part`), or, when the caller
+passes ``entry_inverse``, left to it: S_j summed over the call's recorded passes is added to
+``entry_inverse[j]`` instead, and the caller adds beta_wk alpha_k S_j per word in O(U K)
+(`inference.gibbs_estep`: a boosted step needs the per-word statistics after every pass, and
+the entries x K smoothing part was most of a recorded pass's cost). RECORD_SAMPLE adds
 the sample. s2 (appendix A.3) adds sum_{i < N_dk} 1 / (alpha_k + i) for the present topics each
 recorded pass and digamma(alpha_k) - digamma(sum alpha + N_d) (times the recorded passes) once
 per call. Documents restricted by a topic mask run the dense restricted path of
@@ -111,7 +115,7 @@ def sample_two_buckets(weights, present, present_counts, n_present, prefix, smoo
 def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothing_table,
                             initial_table, alpha, digamma_alpha, digamma_alpha_sum, alpha_sum,
                             initial_seed, first_pass, n_passes, record_from, record_mode, z,
-                            counts, state, entry_topic, log_theta):
+                            counts, state, entry_topic, log_theta, inverse_sums, add_smoothing):
     """`kernels.gibbs_estep._document_passes` with the two-bucket sampler (module docstring).
 
     The present topics are an ascending list (``present``; ``position[k]`` its index or -1)
@@ -147,7 +151,6 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothi
             n_present += 1
     prefix = np.empty(n_topics)
     order = np.empty(n_tokens, dtype=np.int64)
-    inverse_sums = np.zeros(n_entries)
     n_recorded = 0
     for t in range(first_pass, first_pass + n_passes):
         random_permutation(state, n_tokens, order)
@@ -180,7 +183,7 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothi
         counts[present[i]] = present_counts[i]
     if n_recorded == 0:
         return
-    if record_mode == RECORD_CONDITIONALS:
+    if record_mode == RECORD_CONDITIONALS and add_smoothing:
         _add_smoothing_part(entry_word, word_topic_weights, alpha, inverse_sums, entry_topic)
     length = length_term(digamma_alpha_sum, alpha_sum, n_tokens)
     for k in range(n_topics):
@@ -279,15 +282,20 @@ def sparse_gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_
                         first_pass, n_passes, record_from, record_mode,
                         token_topic, doc_topic_counts, rng_state, entry_topic, doc_log_theta,
                         mask_ptr=NO_MASK_PTR, mask_topics=NO_MASK_TOPICS,
-                        mask_digamma_alpha_sum=NO_MASK_VALUES):
+                        mask_digamma_alpha_sum=NO_MASK_VALUES, entry_inverse=NO_MASK_VALUES):
     """`kernels.gibbs_estep.gibbs_sweeps` (same arguments, state and accumulators) with the
-    sparse two-bucket sampler; ``record_mode`` is RECORD_CONDITIONALS or RECORD_SAMPLE."""
+    sparse two-bucket sampler; ``record_mode`` is RECORD_CONDITIONALS or RECORD_SAMPLE.
+    ``entry_inverse`` (entries, optional): where S_j goes when the caller adds the smoothing
+    part of the conditionals itself (module docstring); masked documents still record their
+    full conditionals in ``entry_topic``."""
     n_docs = doc_ptr.size - 1
     n_topics = alpha.size
     alpha_sum = 0.0  # a plain loop: a parallel reduction's rounding would depend on threads
     for k in range(n_topics):
         alpha_sum += alpha[k]
     smoothing_table, initial_table = _word_tables(word_topic_weights, alpha, first_pass == 0)
+    add_smoothing = entry_inverse.size == 0
+    inverse_sums = np.zeros(entry_word.size) if add_smoothing else entry_inverse
     for d in prange(n_docs):
         first_entry, last_entry = doc_ptr[d], doc_ptr[d + 1]
         first_token, last_token = token_ptr[d], token_ptr[d + 1]
@@ -306,4 +314,5 @@ def sparse_gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_
                 word_topic_weights, smoothing_table, initial_table, alpha, digamma_alpha,
                 digamma_alpha_sum, alpha_sum, initial_seed, first_pass, n_passes, record_from,
                 record_mode, token_topic[first_token:last_token], doc_topic_counts[d],
-                rng_state[d:d + 1], entry_topic[first_entry:last_entry], doc_log_theta[d])
+                rng_state[d:d + 1], entry_topic[first_entry:last_entry], doc_log_theta[d],
+                inverse_sums[first_entry:last_entry], add_smoothing)

@@ -122,3 +122,10 @@ def merge_sorted_rows(words_a, rows_a, words_b, rows_b):
             j += 1
     return words, rows
 
+
+@njit(cache=True)
+def add_scaled_rows(out, scale, weights, alpha):
+    """``out += scale[:, None] * weights * alpha`` (U x K, in place)."""
+    for u in range(weights.shape[0]):
+        for k in range(weights.shape[1]):
+            out[u, k] += scale[u] * weights[u, k] * alpha[k]
