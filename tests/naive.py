@@ -615,11 +615,11 @@ def affine_rows(raw, words, factor, offset):
     return raw[words] * factor + offset
 
 
-def group_sums(values, group, n_groups, divisor):
-    import scipy.sparse as sp
-    indicator = sp.csr_matrix((np.ones(group.size), (group, np.arange(group.size))),
-                              shape=(n_groups, group.size))
-    return np.asarray(indicator @ values) / divisor
+def group_sums(values, group, out, divisor):
+    """Onto ``out`` (from zeros: the product with the 0/1 indicator of the groups)."""
+    out = out.copy()
+    np.add.at(out, group, values)
+    return out / divisor
 
 
 def merge_sorted_rows(words_a, rows_a, words_b, rows_b):

@@ -2,6 +2,7 @@
 twins (tests/naive.py) bit for bit, on values spread over many orders of magnitude."""
 
 import numpy as np
+import scipy.sparse as sp
 
 import naive
 from streamtopics.kernels import statistics
@@ -51,8 +52,12 @@ def test_group_sums_are_the_indicator_product_bit_for_bit():
     values = _values(rng, (300, 6))
     group = rng.integers(0, 40, 300)
     for divisor in (1.0, 3.0):
-        np.testing.assert_array_equal(statistics.group_sums(values, group, 45, divisor),
-                                      naive.group_sums(values, group, 45, divisor))
+        for start in (np.zeros((45, 6)), _values(rng, (45, 6))):
+            np.testing.assert_array_equal(statistics.group_sums(values, group, start.copy(), divisor),
+                                          naive.group_sums(values, group, start, divisor))
+    indicator = sp.csr_matrix((np.ones(300), (group, np.arange(300))), shape=(45, 300))
+    np.testing.assert_array_equal(statistics.group_sums(values, group, np.zeros((45, 6)), 1.0),
+                                  indicator @ values)
 
 
 def test_has_empty_row_is_a_zero_row_sum():

@@ -92,6 +92,35 @@ def test_checkpoint_restore_undoes_blends_of_its_words():
     assert stats.n_documents == reference.n_documents
 
 
+@pytest.mark.parametrize("rho", [0.3, 1.0])
+def test_blending_the_word_rows_is_blending_the_whole(rho):
+    """A boosted step's passes on `WordRows` (a copy per pass, the last one taken back) leave
+    the statistics bit-identical to restoring and blending the whole, with rho = 1 (which
+    clears every other row) too; and the word weights agree."""
+    rng = np.random.default_rng(5)
+    stats = SufficientStats(rng.random((12, 3)), -rng.random(3), scale=0.7, n_documents=4.0)
+    minibatch = minibatch_stats(rng, 12, 3)
+    reference = stats.copy()
+    reference.blend(rho, minibatch)
+    start = stats.word_rows(minibatch.words)
+    for _ in range(3):
+        current = start.copy()
+        current.blend(rho, MinibatchStats(minibatch.words, rng.random((minibatch.words.size, 3)),
+                                          -rng.random(3), 3, 12))
+    current = start.copy()
+    current.blend(rho, minibatch)
+    stats.set_word_rows(current)
+    np.testing.assert_array_equal(stats.raw, reference.raw)
+    np.testing.assert_array_equal(stats.topic_totals, reference.topic_totals)
+    np.testing.assert_array_equal(stats.log_theta, reference.log_theta)
+    assert (stats.scale, stats.n_documents) == (reference.scale, reference.n_documents)
+    point = PointEstimate(0.1)
+    np.testing.assert_array_equal(point.word_weights(current, current.local),
+                                  point.word_weights(reference, minibatch.words))
+    with pytest.raises(ValueError, match="another minibatch"):
+        current.blend(rho, minibatch_stats(np.random.default_rng(0), 12, 3))
+
+
 def test_lazy_average_equals_the_dense_average_of_iterates():
     rng = np.random.default_rng(3)
     n_words, n_topics = 15, 4

@@ -64,7 +64,7 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
-from .inference.global_parameters import components_from_affine
+from .inference.global_parameters import BlendsStatistics, components_from_affine
 from .inference.backends import plan_chunks
 from .inference.estep_chunks import ChunkTask, chunk_tasks, minibatch_statistics, run_chunk
 from .inference.minibatch import Minibatch
@@ -208,13 +208,7 @@ class OnlineEM:
             self.average.before_blend(self.stats, rho, words)
         alpha_previous = self.alpha
         if self.boosted:
-            run = self.local.begin(batch, self.n_topics, self.seed, self.step)
-            checkpoint = self.stats.checkpoint(words)
-            for local_pass in range(1, self.local.passes + 1):
-                run.advance(self.parameters.word_weights(self.stats, words), self.alpha, 1)
-                self.stats.restore(checkpoint)
-                self._m_step(rho, run.statistics(), alpha_previous,
-                             update_alpha=local_pass == self.local.passes)
+            self._boosted_passes(batch, rho, alpha_previous)
         else:
             self._m_step(rho, self._minibatch_statistics(batch), alpha_previous)
         return self._finish_step(step, rho, batch.n_documents, batch.n_tokens, started)
@@ -270,7 +264,29 @@ class OnlineEM:
                             self.step, plan_chunks(batch.n_documents, self.estep_map, self.local))
         return minibatch_statistics(list(tasks), self.estep_map)
 
-    def _m_step(self, rho, minibatch_stats, alpha_previous, update_alpha: bool = True) -> None:
+    def _boosted_passes(self, batch: Minibatch, rho: float, alpha_previous: np.ndarray) -> None:
+        """The P local passes of a boosted step, each followed by the blend from s_{i-1} and the
+        topics' M-step (module docstring), then alpha's. Parameterisations that blend by eq. 3
+        run the passes on the minibatch's rows alone (`WordRows`); others (Langevin dynamics
+        move every row) restore the whole statistics before each blend."""
+        run = self.local.begin(batch, self.n_topics, self.seed, self.step)
+        words = batch.words
+        by_rows = isinstance(self.parameters, BlendsStatistics)
+        start = self.stats.word_rows(words) if by_rows else self.stats.checkpoint(words)
+        current, index = (start, start.local) if by_rows else (self.stats, words)
+        for _ in range(self.local.passes):
+            run.advance(self.parameters.word_weights(current, index), self.alpha, 1)
+            if by_rows:
+                current = start.copy()
+            else:
+                self.stats.restore(start)
+            statistics = run.statistics()
+            self.parameters.blend(current, rho, statistics, self.step + 1, self.seed)
+        if by_rows:
+            self.stats.set_word_rows(current)
+        self.alpha = self.alpha_update(alpha_previous, self.stats, statistics, rho)
+
+    def _m_step(self, rho, minibatch_stats, alpha_previous) -> None:
         if minibatch_stats.n_topics > self.n_topics:  # the local run opened topics (HDP, G3-G4)
             if self.average is not None:
                 raise ValueError("Polyak-Ruppert averaging of a growing set of topics is not "
@@ -278,8 +294,7 @@ class OnlineEM:
             self.stats.add_topics(minibatch_stats.padding)
             self.alpha = alpha_previous = np.array(minibatch_stats.prior, dtype=np.float64)
         self.parameters.blend(self.stats, rho, minibatch_stats, self.step + 1, self.seed)
-        if update_alpha:
-            self.alpha = self.alpha_update(alpha_previous, self.stats, minibatch_stats, rho)
+        self.alpha = self.alpha_update(alpha_previous, self.stats, minibatch_stats, rho)
 
     def _finish_step(self, step: int, rho: float, n_documents: int, n_tokens: int,
                      started: float) -> StepReport:

@@ -215,13 +215,9 @@ class GibbsRun:
 
     def statistics(self) -> MinibatchStats:
         batch = self.batch
-        if self.word_smoothing is None:
-            word_topic = batch.word_totals(self.entry_topic, self.n_recorded)
-        else:
-            word_topic = batch.word_totals(self.entry_topic)
-            word_topic += self.word_smoothing
-            word_topic /= self.n_recorded
-        return MinibatchStats(batch.words, word_topic,
+        return MinibatchStats(batch.words,
+                              batch.word_totals(self.entry_topic, self.n_recorded,
+                                                self.word_smoothing),
                               self.doc_log_theta.sum(axis=0) / self.n_recorded,
                               batch.n_documents, batch.n_words)
 

@@ -97,14 +97,18 @@ class Minibatch:
     def document_lengths(self) -> np.ndarray:
         return np.diff(self.token_ptr)
 
-    def word_totals(self, entry_topic: np.ndarray, divisor: float = 1.0) -> np.ndarray:
-        """Sum an (entries x K) array over the entries of each local word, in entry order, and
-        divide by ``divisor``: (U x K)."""
-        return group_sums(entry_topic, self.entry_word, self.words.size, float(divisor))
+    def word_totals(self, entry_topic: np.ndarray, divisor: float = 1.0,
+                    start: np.ndarray | None = None) -> np.ndarray:
+        """Sum an (entries x K) array over the entries of each local word, in entry order, onto
+        ``start`` (U x K, not modified; zeros if None), and divide by ``divisor``: (U x K)."""
+        out = (np.zeros((self.words.size, entry_topic.shape[1])) if start is None
+               else np.array(start, dtype=np.float64))
+        return group_sums(entry_topic, self.entry_word, out, float(divisor))
 
     def document_totals(self, entry_topic: np.ndarray) -> np.ndarray:
         """Sum an (entries x K) array over the entries of each document: (B x K)."""
-        return group_sums(entry_topic, self._entry_document, self.n_documents, 1.0)
+        return group_sums(entry_topic, self._entry_document,
+                          np.zeros((self.n_documents, entry_topic.shape[1])), 1.0)
 
     @cached_property
     def _entry_document(self) -> np.ndarray:

@@ -153,7 +153,7 @@ class SufficientStats:
         if minibatch.n_documents < 1:
             raise ValueError("cannot blend the statistics of an empty minibatch")
         if rho >= 1.0:
-            self.raw[:] = 0.0
+            self._clear_rows()
             self.scale = 1.0
             self.topic_totals[:] = 0.0
             self.log_theta[:] = 0.0
@@ -162,14 +162,38 @@ class SufficientStats:
             self.topic_totals *= 1.0 - rho
             self.log_theta *= 1.0 - rho
         column_sums = np.empty(self.n_topics)
-        blend_rows(self.raw, minibatch.words, minibatch.word_topic, float(minibatch.n_documents),
-                   rho / self.scale, column_sums)
+        blend_rows(self.raw, self._row_index(minibatch.words), minibatch.word_topic,
+                   float(minibatch.n_documents), rho / self.scale, column_sums)
         self.topic_totals += rho * column_sums
         self.log_theta += rho * (minibatch.log_theta / minibatch.n_documents)
         if minibatch.tables is not None:
             kept = 0.0 if self.tables is None or rho >= 1.0 else (1.0 - rho) * self.tables
             self.tables = kept + rho * (minibatch.tables / minibatch.n_documents)
         self.n_documents += minibatch.n_documents
+
+    def _row_index(self, words: np.ndarray) -> np.ndarray:
+        """The rows of ``raw`` that hold the global ``words``."""
+        return words
+
+    def _clear_rows(self) -> None:
+        self.raw[:] = 0.0
+
+    def word_rows(self, words: np.ndarray) -> "WordRows":
+        """These statistics on the rows of ``words`` alone (copies), for a boosted step's
+        passes (`WordRows`)."""
+        return WordRows(words, self.raw[words], self.log_theta, self.scale, self.topic_totals,
+                        self.n_documents, self.n_words)
+
+    def set_word_rows(self, rows: "WordRows") -> None:
+        """Take the blended ``rows`` back: their rows, scale, row sums, s2 and documents (and
+        zeros in every other row if a blend with rho = 1 cleared them)."""
+        if rows.cleared:
+            self.raw[:] = 0.0
+        set_rows(self.raw, rows.words, rows.raw)
+        self.scale = rows.scale
+        self.topic_totals = rows.topic_totals.copy()
+        self.log_theta = rows.log_theta.copy()
+        self.n_documents = rows.n_documents
 
     def checkpoint(self, words: np.ndarray) -> _Checkpoint:
         """What a blend touching ``words`` changes, so `restore` can undo it (boosted ++)."""
@@ -225,6 +249,41 @@ class SufficientStats:
         self.raw *= self.scale
         self.scale = 1.0
         self.topic_totals = self.raw.sum(axis=0)
+
+
+class WordRows(SufficientStats):
+    """`SufficientStats` on the rows of a minibatch's U ``words`` (raw is U x K, ``local`` its
+    row indices), with the scale, row sums, s2 and documents of the whole and ``n_words`` = V.
+
+    Eq. 3 changes only those rows and K-vectors, so the passes of a boosted step (section 3.3:
+    a blend from s_{i-1} and an M-step after every local pass) run on a `WordRows` copy of
+    s_{i-1}, in O(U K) each with contiguous rows, and `SufficientStats.set_word_rows` takes the
+    last one back; the arithmetic is that of blending the whole statistics."""
+
+    def __init__(self, words, raw, log_theta, scale, topic_totals, n_documents, n_words,
+                 cleared: bool = False):
+        super().__init__(raw, log_theta, scale, topic_totals, n_documents)
+        self.words = words
+        self.local = np.arange(words.size)
+        self.total_words = int(n_words)
+        self.cleared = cleared
+
+    @property
+    def n_words(self) -> int:
+        return self.total_words
+
+    def copy(self) -> "WordRows":
+        return WordRows(self.words, self.raw.copy(), self.log_theta, self.scale,
+                        self.topic_totals, self.n_documents, self.total_words, self.cleared)
+
+    def _row_index(self, words: np.ndarray) -> np.ndarray:
+        if words is not self.words and not np.array_equal(words, self.words):
+            raise ValueError("these statistics hold the rows of another minibatch's words")
+        return self.local
+
+    def _clear_rows(self) -> None:
+        self.raw[:] = 0.0
+        self.cleared = True
 
 
 class IterateAverage:

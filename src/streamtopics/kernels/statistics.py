@@ -52,19 +52,19 @@ def set_rows(raw, words, rows):
 
 
 @njit(cache=True)
-def group_sums(values, group, n_groups, divisor):
-    """Sum of the rows of ``values`` (n x K) by ``group`` (n ids in [0, n_groups)), in order of
-    the rows, divided by ``divisor``: ``(indicator @ values) / divisor`` with the 0/1 CSR
-    indicator of the groups (rows of each group in ascending order)."""
+def group_sums(values, group, out, divisor):
+    """Add the rows of ``values`` (n x K) to the rows ``group`` (n ids) of ``out``, in order of
+    the rows, then divide ``out`` by ``divisor``, in place: ``out[:] = (out + indicator @
+    values) / divisor`` with the 0/1 CSR indicator of the groups (rows of each group in
+    ascending order); returns ``out``."""
     n_topics = values.shape[1]
-    out = np.zeros((n_groups, n_topics))
     for j in range(group.size):
         target = out[group[j]]
         row = values[j]
         for k in range(n_topics):
             target[k] += row[k]
     if divisor != 1.0:
-        for g in range(n_groups):
+        for g in range(out.shape[0]):
             for k in range(n_topics):
                 out[g, k] /= divisor
     return out
