@@ -182,11 +182,11 @@ class SufficientStats:
         """These statistics on the rows of ``words`` alone (copies), for a boosted step's
         passes (`WordRows`)."""
         return WordRows(words, self.raw[words], self.log_theta, self.scale, self.topic_totals,
-                        self.n_documents, self.n_words)
+                        self.n_documents, self.tables, self.n_words)
 
     def set_word_rows(self, rows: "WordRows") -> None:
-        """Take the blended ``rows`` back: their rows, scale, row sums, s2 and documents (and
-        zeros in every other row if a blend with rho = 1 cleared them)."""
+        """Take the blended ``rows`` back: their rows, scale, row sums, s2, documents and
+        tables (and zeros in every other row if a blend with rho = 1 cleared them)."""
         if rows.cleared:
             self.raw[:] = 0.0
         set_rows(self.raw, rows.words, rows.raw)
@@ -194,6 +194,7 @@ class SufficientStats:
         self.topic_totals = rows.topic_totals.copy()
         self.log_theta = rows.log_theta.copy()
         self.n_documents = rows.n_documents
+        self.tables = rows.tables
 
     def checkpoint(self, words: np.ndarray) -> _Checkpoint:
         """What a blend touching ``words`` changes, so `restore` can undo it (boosted ++)."""
@@ -253,16 +254,17 @@ class SufficientStats:
 
 class WordRows(SufficientStats):
     """`SufficientStats` on the rows of a minibatch's U ``words`` (raw is U x K, ``local`` its
-    row indices), with the scale, row sums, s2 and documents of the whole and ``n_words`` = V.
+    row indices), with the scale, row sums, s2, documents and tables of the whole and
+    ``n_words`` = V.
 
     Eq. 3 changes only those rows and K-vectors, so the passes of a boosted step (section 3.3:
     a blend from s_{i-1} and an M-step after every local pass) run on a `WordRows` copy of
     s_{i-1}, in O(U K) each with contiguous rows, and `SufficientStats.set_word_rows` takes the
     last one back; the arithmetic is that of blending the whole statistics."""
 
-    def __init__(self, words, raw, log_theta, scale, topic_totals, n_documents, n_words,
+    def __init__(self, words, raw, log_theta, scale, topic_totals, n_documents, tables, n_words,
                  cleared: bool = False):
-        super().__init__(raw, log_theta, scale, topic_totals, n_documents)
+        super().__init__(raw, log_theta, scale, topic_totals, n_documents, tables)
         self.words = words
         self.local = np.arange(words.size)
         self.total_words = int(n_words)
@@ -274,7 +276,8 @@ class WordRows(SufficientStats):
 
     def copy(self) -> "WordRows":
         return WordRows(self.words, self.raw.copy(), self.log_theta, self.scale,
-                        self.topic_totals, self.n_documents, self.total_words, self.cleared)
+                        self.topic_totals, self.n_documents, self.tables, self.total_words,
+                        self.cleared)
 
     def _row_index(self, words: np.ndarray) -> np.ndarray:
         if words is not self.words and not np.array_equal(words, self.words):
