@@ -107,10 +107,10 @@ class Minibatch:
 
     def document_totals(self, entry_topic: np.ndarray) -> np.ndarray:
         """Sum an (entries x K) array over the entries of each document: (B x K)."""
-        return group_sums(entry_topic, self._entry_document,
+        return group_sums(entry_topic, self.entry_document,
                           np.zeros((self.n_documents, entry_topic.shape[1])), 1.0)
 
     @cached_property
-    def _entry_document(self) -> np.ndarray:
+    def entry_document(self) -> np.ndarray:
         """The document of each entry."""
         return np.repeat(np.arange(self.n_documents, dtype=np.int64), np.diff(self.doc_ptr))

@@ -16,10 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..kernels.variational_estep import variational_passes
+from ..kernels.variational_estep import entry_topic_sums, variational_passes
 from .gibbs_estep import local_word_weights
 from .minibatch import Minibatch
 from .stats import MinibatchStats
+
+NO_ENTRY_TOPIC = np.zeros((0, 0))  # the kernel writes the factors instead
 
 
 @dataclass(frozen=True)
@@ -48,8 +50,12 @@ class VariationalRun:
         self.minibatch_index = int(minibatch_index)
         self.passes_done = 0
         self.doc_gamma = np.zeros((batch.n_documents, n_topics))
-        self.entry_topic = np.zeros((batch.n_entries, n_topics))
         self.doc_log_theta = np.zeros((batch.n_documents, n_topics))
+        # The last pass's expectations (14) in factors (`kernels.variational_estep`):
+        # entry_topic[j, k] = entry_ratio[j] * weights[w_j, k] * doc_weights[d, k].
+        self.entry_ratio = np.zeros(batch.n_entries)
+        self.doc_weights = np.zeros((batch.n_documents, n_topics))
+        self.weights = np.zeros((batch.words.size, n_topics))
 
     def advance(self, weights: np.ndarray, alpha: np.ndarray, n_passes: int) -> None:
         last = self.passes_done + n_passes
@@ -60,10 +66,18 @@ class VariationalRun:
         if self.passes_done == 0:
             self._start_gamma(alpha)
         batch = self.batch
-        variational_passes(batch.doc_ptr, batch.entry_word, batch.entry_count,
-                           local_word_weights(weights), alpha, n_passes,
-                           self.doc_gamma, self.entry_topic, self.doc_log_theta)
+        self.weights = local_word_weights(weights)
+        variational_passes(batch.doc_ptr, batch.entry_word, batch.entry_count, self.weights,
+                           alpha, n_passes, self.doc_gamma, NO_ENTRY_TOPIC, self.doc_log_theta,
+                           self.entry_ratio, self.doc_weights)
         self.passes_done = last
+
+    @property
+    def entry_topic(self) -> np.ndarray:
+        """count_j zeta_jk of the last pass per entry (entries x K), from its factors."""
+        batch = self.batch
+        return (self.entry_ratio[:, None] * self.weights[batch.entry_word]
+                * self.doc_weights[batch.entry_document])
 
     def _start_gamma(self, alpha: np.ndarray) -> None:
         if not self.estimator.random_start:
@@ -79,7 +93,9 @@ class VariationalRun:
 
     def statistics(self) -> MinibatchStats:
         batch = self.batch
-        return MinibatchStats(batch.words, batch.word_totals(self.entry_topic),
+        word_topic = entry_topic_sums(batch.entry_word, batch.entry_document, self.entry_ratio,
+                                      self.weights, self.doc_weights, batch.words.size)
+        return MinibatchStats(batch.words, word_topic,
                               self.doc_log_theta.sum(axis=0), batch.n_documents, batch.n_words)
 
     def doc_topic(self) -> np.ndarray:

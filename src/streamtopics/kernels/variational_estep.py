@@ -24,9 +24,14 @@ from .special import digamma
 _FAST = {"reassoc", "contract"}
 
 
+NO_ENTRY_RATIO = np.zeros(0)
+NO_DOC_WEIGHTS = np.zeros((0, 0))
+
+
 @njit(cache=True, parallel=True, fastmath=_FAST)
 def variational_passes(doc_ptr, entry_word, entry_count, word_topic_weights, alpha, n_passes,
-                       doc_gamma, entry_topic, doc_log_theta):
+                       doc_gamma, entry_topic, doc_log_theta, entry_ratio=NO_ENTRY_RATIO,
+                       doc_weights=NO_DOC_WEIGHTS):
     """Run ``n_passes`` passes of (11)-(12) on every document from its current ``doc_gamma``.
 
     ``doc_gamma`` (B x K) is updated in place (state carried between calls, so boosted V-OEM++
@@ -34,9 +39,16 @@ def variational_passes(doc_ptr, entry_word, entry_count, word_topic_weights, alp
     ``doc_log_theta`` (B x K) are overwritten with the expectations (14) of the last pass.
     exp(digamma(gamma_k)) is taken relative to its largest value (it cancels in (11)) so tiny
     alpha cannot underflow every topic; a word whose normaliser still underflows is skipped.
+
+    With ``entry_ratio`` (entries) and ``doc_weights`` (B x K) given, ``entry_topic`` is left
+    alone and the last pass writes its factors instead: entry_topic[j, k] = entry_ratio[j] *
+    beta_wk * doc_weights[d, k] (count_j / normaliser, and the document's exp(digamma(gamma)));
+    `entry_topic_sums` sums them by word without the entries x K array (a boosted step needs
+    the word statistics after every pass).
     """
     n_docs = doc_ptr.size - 1
     n_topics = alpha.size
+    factored = entry_ratio.size > 0
     for d in prange(n_docs):
         first_entry, last_entry = doc_ptr[d], doc_ptr[d + 1]
         gamma = doc_gamma[d]
@@ -57,16 +69,22 @@ def variational_passes(doc_ptr, entry_word, entry_count, word_topic_weights, alp
                 for k in range(n_topics):
                     norm += weights[k] * exp_log_theta[k]
                 if norm <= 0.0:
-                    if last:
+                    if last and factored:
+                        entry_ratio[j] = 0.0
+                    elif last:
                         entry_topic[j, :] = 0.0
                     continue
                 ratio = entry_count[j] / norm
                 for k in range(n_topics):
                     weighted[k] += ratio * weights[k]
-                if last:
+                if last and factored:
+                    entry_ratio[j] = ratio
+                elif last:
                     row = entry_topic[j]
                     for k in range(n_topics):
                         row[k] = ratio * weights[k] * exp_log_theta[k]
+            if last and factored:
+                doc_weights[d, :] = exp_log_theta
             for k in range(n_topics):
                 gamma[k] = alpha[k] + exp_log_theta[k] * weighted[k]
         gamma_sum = 0.0
@@ -75,3 +93,21 @@ def variational_passes(doc_ptr, entry_word, entry_count, word_topic_weights, alp
         total = digamma(gamma_sum)
         for k in range(n_topics):
             doc_log_theta[d, k] = digamma(gamma[k]) - total
+
+
+@njit(cache=True)  # no contraction: the product is rounded before the sum, as stored then summed
+def entry_topic_sums(entry_word, entry_document, entry_ratio, word_topic_weights, doc_weights,
+                     n_words):
+    """The factored expectations of `variational_passes` (entry_ratio[j] * beta_wk *
+    doc_weights[d, k], the arithmetic of its entry_topic) summed over the entries of each word
+    in entry order: the word statistics (14) without the entries x K array."""
+    n_topics = word_topic_weights.shape[1]
+    out = np.zeros((n_words, n_topics))
+    for j in range(entry_word.size):
+        weights = word_topic_weights[entry_word[j]]
+        factors = doc_weights[entry_document[j]]
+        target = out[entry_word[j]]
+        ratio = entry_ratio[j]
+        for k in range(n_topics):
+            target[k] += ratio * weights[k] * factors[k]
+    return out
