@@ -83,8 +83,9 @@ class Timed:
         started, cpu = time.perf_counter(), time.thread_time()
         results = list(self.inner(function, chunks))
         self.seconds += time.perf_counter() - started
-        self.task_cpu += time.thread_time() - cpu
-        self.critical_cpu += time.thread_time() - cpu
+        cpu = time.thread_time() - cpu
+        self.task_cpu += cpu
+        self.critical_cpu += cpu  # one worker: this thread
         return iter(results)
 
     def _map_reduce(self, function, chunks, merge):

@@ -11,9 +11,8 @@ Dask (`dask.distributed`, the optional ``dask`` extra) is imported only when a D
 made. Workers receive a `ChunkTask` (the chunk's documents, alpha, seed, step; the word weights
 of the minibatch's words once per step, shared by its chunks), merge the chunks' `MinibatchStats`
 among themselves along the fixed tree, and the client receives one; the M-step stays on the
-client. A worker that dies
-mid-step has its tasks rerun elsewhere by the scheduler; the rerun draws the same random streams
-(seed, step, document), so the step's result does not change.
+client. A worker that dies mid-step has its tasks rerun elsewhere by the scheduler; the rerun
+draws the same random streams (seed, step, document), so the step's result does not change.
 
 GibbsLDA's collapsed sweeps (`inference.cgs`) do not split this way: each token's conditional
 reads counts that every other token of the corpus updates, so documents are not independent

@@ -207,7 +207,9 @@ class EStepMap(Protocol):
     ``estep_map(function, chunks)`` yields ``function(chunk)`` for every chunk, *in order* (the
     engine sums the results in that order, so any map that keeps it gives bit-identical
     models). `serial_map` runs them here, one after the other; a distributed backend (Dask,
-    a process pool) submits them and yields the results in order.
+    a process pool) submits them and yields the results in order. A backend may also offer
+    ``map_reduce(function, chunks, merge)``, returning the chunks' results merged along the
+    same fixed tree where they were computed (`estep_chunks.minibatch_statistics` uses it).
 
     A toy backend that runs the chunks in reverse and yields them in order:
 
