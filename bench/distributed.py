@@ -16,9 +16,12 @@ dask 2, then again) and each keeps its best repetition, so a burst of load on th
 machine shows as a gap between repetitions, not as a speed-up.
 
 The shared 2-CPU host runs other jobs, so besides wall-clock documents/s each run reports CPU
-times: the client process' own CPU per step and the tasks' compute time by worker (Dask's task
-stream), whence a "CPU-bound" rate, documents / (client CPU + the busiest worker's time) per
-step.
+times: the client's own CPU per step (its main thread), the CPU of the client process' other
+threads (Dask's communication and the scheduler, which a LocalCluster runs in the client's
+process) and the tasks' compute time by worker (Dask's task stream), whence a "CPU-bound" rate,
+documents / (client CPU + the busiest worker's time) per step. Only the configuration timed has
+processes: each Dask cluster is started (and its workers compile the kernels) before its run and
+closed after it.
 
 From the synthetic stream's measured costs the script projects the throughput of W = 2, 8, 32,
 128 workers: t_step(W, B) = client(B) + e B / W + levels(W) U_c (K + 1) (m + 8 / bandwidth),
@@ -126,27 +129,34 @@ def debian_stream(batch_size: int):
 
 
 def train(batches, n_topics: int, backend) -> dict:
-    """One configuration over a stream: G-OEM, one pass; wall and CPU times per step."""
+    """One configuration over a stream: G-OEM, one pass; wall and CPU times per step. The
+    client's CPU is split in its own work (this thread: minibatch, word weights, M-step; for
+    the serial backend less the E-step it runs here) and the rest of its process (Dask's
+    communication and scheduler threads: serialising, sending, receiving)."""
     timed = Timed(backend)
     model = OnlineLDA(n_topics, method="g-oem", batch_size=10**9, local_passes=20, n_passes=1,
                       random_state=0, backend=timed)
     documents = steps = 0
-    seconds = cpu = 0.0
+    seconds = process_cpu = thread_cpu = 0.0
     for counts in batches:  # made between the timed steps (the stream's reading is not timed)
-        started, cpu_started = time.perf_counter(), time.process_time()
+        started, process_started = time.perf_counter(), time.process_time()
+        thread_started = time.thread_time()
         model.partial_fit(counts)
         seconds += time.perf_counter() - started
-        cpu += time.process_time() - cpu_started
+        thread_cpu += time.thread_time() - thread_started
+        process_cpu += time.process_time() - process_started
         documents += counts.shape[0]
         steps += 1
-    in_process = timed.task_cpu if backend.name == "serial" else 0.0
-    client_cpu = (cpu - in_process) / steps
-    critical = client_cpu + timed.critical_cpu / steps
+    in_thread = timed.task_cpu if backend.name == "serial" else 0.0
+    client_cpu = (thread_cpu - in_thread) / steps
+    comm_cpu = (process_cpu - thread_cpu) / steps
+    critical = client_cpu + comm_cpu + timed.critical_cpu / steps
     row = {"backend": backend.name, "workers": backend.workers, "documents": documents,
            "steps": steps, "seconds": seconds, "documents_per_second": documents / seconds,
            "estep_seconds_per_step": timed.seconds / steps,
            "client_seconds_per_step": (seconds - timed.seconds) / steps,
            "task_cpu_per_step": timed.task_cpu / steps, "client_cpu_per_step": client_cpu,
+           "client_comm_cpu_per_step": comm_cpu,
            "busiest_worker_cpu_per_step": timed.critical_cpu / steps,
            "cpu_bound_documents_per_second": documents / steps / critical,
            "components_sha": _digest(model.components_)}
@@ -164,19 +174,32 @@ def _digest(array) -> str:
     return hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()[:16]
 
 
+def warm_up(backend) -> None:
+    """Compile (or load from numba's cache) the dense and the sparse kernels where ``backend``
+    runs them (K = 4 and 40: either side of the sparse sampler's threshold), before timing."""
+    for n_topics in (4, 40):
+        train(synthetic_stream(400, 400, n_topics, 50, 20.0), n_topics, backend)
+
+
 def start_cluster(n_workers: int) -> DaskBackend:
     backend = DaskBackend.start(n_workers=n_workers, threads_per_worker=1)
-    warm = synthetic_stream(400, 400, 4, 50, 20.0)  # workers compile the kernels before timing
-    train(warm, 4, backend)
+    warm_up(backend)
     return backend
 
 
 def compare(name: str, make_batches, n_topics: int, backends: dict, repeat: int) -> list[dict]:
-    """Alternate the configurations ``repeat`` times; keep each one's fastest run."""
+    """Alternate the configurations ``repeat`` times; keep each one's fastest run. ``backends``
+    maps a label to a function that starts the backend: a Dask cluster lives only during its
+    own run (started and warmed up before the clock starts, closed after), so no idle worker,
+    nanny or scheduler of another configuration runs beside the one timed."""
     best: dict[str, dict] = {}
     for round_ in range(repeat):
-        for label, backend in backends.items():
-            row = train(make_batches(), n_topics, backend)
+        for label, start in backends.items():
+            backend = start()
+            try:
+                row = train(make_batches(), n_topics, backend)
+            finally:
+                getattr(backend, "close", lambda: None)()
             load = os.getloadavg()[0]
             print(f"{name} {label} round {round_ + 1}: {row['documents_per_second']:.0f} "
                   f"documents/s (load {load:.1f})", flush=True)
@@ -229,14 +252,16 @@ def project(rows: list[dict], args) -> dict:
     """Throughput of W workers from the synthetic stream's measured costs (module docstring):
     t_step(W, B) = client(B) + e B / W + levels(W) (merge + transfer of a chunk's U_c x K),
     client(B) = (c_local + c_traffic) B / B0 + bytes(B) / bandwidth: the client's own CPU per
-    step (serial run: building the minibatch, word weights, M-step) and the Dask client's extra
-    CPU (serialising, sending, receiving: dask-2 minus serial), both linear in the documents."""
+    step (serial run, its main thread: building the minibatch, word weights, M-step) and the
+    Dask client's extra CPU (serialising, sending, receiving, scheduling: dask-2's main thread
+    minus serial's, plus its communication threads), both linear in the documents."""
     serial, two = (next(r for r in rows if r["configuration"] == name)
                    for name in ("serial", "dask-2"))
     batch = args.batch_size
     per_document = serial["task_cpu_per_step"] / batch
     local = serial["client_cpu_per_step"] / batch
-    traffic = max(0.0, two["client_cpu_per_step"] - serial["client_cpu_per_step"]) / batch
+    traffic = (max(0.0, two["client_cpu_per_step"] - serial["client_cpu_per_step"])
+               + two["client_comm_cpu_per_step"]) / batch
     merge = merge_seconds_per_entry(args.topics)
     sample = {size: next(synthetic_stream(size, size, args.topics, args.words, args.length))
               for size in (12_800 * 2 ** j for j in range(6))}
@@ -275,9 +300,9 @@ def markdown(rows: list[dict], projection: dict, args) -> str:
              f"docs/s: documents / (client CPU + the busiest worker's task compute time) per "
              f"step, what dedicated cores would give before transfer time.", "",
              "| stream | minibatch | configuration | documents | docs/s | speed-up | CPU-bound "
-             "docs/s | CPU-bound speed-up | E-step s/step | client s/step | chunks/step "
-             "| MB sent/step | MB back/step | load |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "docs/s | CPU-bound speed-up | E-step s/step | client s/step | client CPU s/step "
+             "| Dask threads CPU s/step | chunks/step | MB sent/step | MB back/step | load |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         mb = (lambda key: f"{r[key] / 1e6:.1f}" if key in r else "-")
         lines.append(f"| {r['stream']} | {r['batch_size']} | {r['configuration']} | "
@@ -285,6 +310,7 @@ def markdown(rows: list[dict], projection: dict, args) -> str:
                      f"{r['cpu_bound_documents_per_second']:.0f} | "
                      f"{r['cpu_bound_speedup']:.2f} | "
                      f"{r['estep_seconds_per_step']:.2f} | {r['client_seconds_per_step']:.3f} | "
+                     f"{r['client_cpu_per_step']:.3f} | {r['client_comm_cpu_per_step']:.3f} | "
                      f"{r.get('chunks_per_step', 1):.0f} | {mb('bytes_sent_per_step')} | "
                      f"{mb('bytes_received_per_step')} | {r['load_average']:.1f} |")
     p = projection
@@ -327,22 +353,19 @@ def main() -> None:
     parser.add_argument("--skip-debian", action="store_true")
     args = parser.parse_args()
     measure = min(args.measure or args.documents, args.documents)
-    train(synthetic_stream(400, 400, 4, 50, 20.0), 4, SerialBackend())  # compile here too
-    backends = {"serial": SerialBackend(), "dask-1": start_cluster(1), "dask-2": start_cluster(2)}
+    warm_up(SerialBackend())
+    backends = {"serial": SerialBackend, "dask-1": lambda: start_cluster(1),
+                "dask-2": lambda: start_cluster(2)}
     rows = []
-    try:
-        if not args.skip_debian and DEBIAN.exists():
-            for row in compare("debian K=100", lambda: debian_stream(args.debian_batch), 100,
-                               backends, args.repeat):
-                rows.append({**row, "batch_size": args.debian_batch})
-        synthetic = compare(
-            f"synthetic {args.documents} documents, K={args.topics}",
-            lambda: synthetic_stream(measure, args.batch_size, args.topics, args.words,
-                                     args.length), args.topics, backends, args.repeat)
-        rows += [{**row, "batch_size": args.batch_size} for row in synthetic]
-    finally:
-        for backend in backends.values():
-            getattr(backend, "close", lambda: None)()
+    if not args.skip_debian and DEBIAN.exists():
+        for row in compare("debian K=100", lambda: debian_stream(args.debian_batch), 100,
+                           backends, args.repeat):
+            rows.append({**row, "batch_size": args.debian_batch})
+    synthetic = compare(
+        f"synthetic {args.documents} documents, K={args.topics}",
+        lambda: synthetic_stream(measure, args.batch_size, args.topics, args.words,
+                                 args.length), args.topics, backends, args.repeat)
+    rows += [{**row, "batch_size": args.batch_size} for row in synthetic]
     results = BENCH / "results"
     results.mkdir(exist_ok=True)
     (results / "distributed.rows.json").write_text(json.dumps(rows, indent=2, default=str) + "\n")
