@@ -24,14 +24,16 @@ test: $(VENV)/.test-installed
 	$(BIN)/python -m pytest -q
 
 bench: $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[bench,plot]'
+	$(BIN)/python -m pip install --quiet -e '.[bench,plot,dask]'
 	$(BIN)/python bench/throughput.py
 	$(BIN)/python bench/sparse_estep.py
 	$(BIN)/python bench/left_to_right_sparse.py
 	$(BIN)/python bench/boosted_cost.py
+	$(BIN)/python bench/cgs_throughput.py
 	NUMBA_NUM_THREADS=2 $(BIN)/python bench/thread_speedup.py
 	$(BIN)/python bench/multipass_vs_tomotopy.py --corpus newsarticles
 	$(BIN)/python bench/multipass_vs_tomotopy.py --corpus debian --passes 5 10
+	$(BIN)/python bench/distributed.py --batch-size 102400
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info
