@@ -12,28 +12,28 @@ from scipy.special import digamma, gammaln
 
 from streamtopics.inference.gibbs_estep import GibbsEstimator
 from streamtopics.inference.minibatch import Minibatch
-from streamtopics.kernels.gibbs_estep import (RECORD_CONDITIONALS, RECORD_DENSE, _sample_topic,
-                                              gibbs_sweeps)
-from streamtopics.kernels.gibbs_estep_sparse import sparse_gibbs_sweeps
+from streamtopics.kernels.gibbs_estep import RECORD_CONDITIONALS, RECORD_DENSE, _sample_topic
+from streamtopics.kernels.local_gibbs import gibbs_sweeps
 
 from helpers import numba_threads, random_minibatch
 
 
-KERNELS = {"dense": gibbs_sweeps, "sparse": sparse_gibbs_sweeps}
+KERNELS = {"dense": False, "sparse": True}  # the ``sparse`` flag of gibbs_sweeps
 
 
 def run_kernel(batch, weights, alpha, passes, record_from, mode=RECORD_CONDITIONALS, seed=7, minibatch=3,
-               kernel=gibbs_sweeps):
+               sparse=False):
     n_topics = alpha.size
     state = dict(token_topic=np.zeros(batch.n_tokens, dtype=np.int64),
                  doc_topic_counts=np.zeros((batch.n_documents, n_topics)),
                  rng_state=np.zeros(batch.n_documents, dtype=np.uint64),
                  entry_topic=np.zeros((batch.n_entries, n_topics)),
                  doc_log_theta=np.zeros((batch.n_documents, n_topics)))
-    kernel(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr, weights, alpha,
-           digamma(alpha), float(digamma(alpha.sum())), seed, minibatch, batch.first_document,
-           0, passes, record_from, mode, state["token_topic"], state["doc_topic_counts"],
-           state["rng_state"], state["entry_topic"], state["doc_log_theta"])
+    gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr, weights,
+                 alpha, digamma(alpha), float(digamma(alpha.sum())), seed, minibatch,
+                 batch.first_document, 0, passes, record_from, mode, state["token_topic"],
+                 state["doc_topic_counts"], state["rng_state"], state["entry_topic"],
+                 state["doc_log_theta"], sparse=sparse)
     return state
 
 
@@ -89,9 +89,9 @@ def test_same_result_for_one_and_two_threads(sampler):
     weights = rng.random((batch.words.size, 10))
     alpha = np.full(10, 0.1)
     with numba_threads(1):
-        one = run_kernel(batch, weights, alpha, passes=6, record_from=4, kernel=KERNELS[sampler])
+        one = run_kernel(batch, weights, alpha, passes=6, record_from=4, sparse=KERNELS[sampler])
     with numba_threads(2):
-        two = run_kernel(batch, weights, alpha, passes=6, record_from=4, kernel=KERNELS[sampler])
+        two = run_kernel(batch, weights, alpha, passes=6, record_from=4, sparse=KERNELS[sampler])
     for name in one:
         np.testing.assert_array_equal(one[name], two[name])
 

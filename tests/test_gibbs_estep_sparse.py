@@ -18,9 +18,9 @@ from streamtopics.estimators import OnlineLDA
 from streamtopics.inference.gibbs_estep import SPARSE_MIN_TOPICS, GibbsEstimator
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.topic_mask import TopicMask, kernel_mask
-from streamtopics.kernels.gibbs_estep import RECORD_SAMPLE, gibbs_sweeps
-from streamtopics.kernels.gibbs_estep_sparse import (sample_two_buckets, search_cumulative,
-                                                     sparse_gibbs_sweeps)
+from streamtopics.kernels.gibbs_estep import RECORD_SAMPLE
+from streamtopics.kernels.gibbs_estep_sparse import sample_two_buckets, search_cumulative
+from streamtopics.kernels.local_gibbs import gibbs_sweeps
 
 from helpers import random_minibatch
 from test_gibbs_estep import KERNELS, run_kernel
@@ -88,7 +88,7 @@ def test_chain_samples_follow_the_exact_posterior(sampler):
     batch = Minibatch.from_counts(sp.csr_matrix(np.tile([2, 0, 1, 1], (copies, 1))))
     words = np.repeat(batch.words[batch.entry_word[:3]], batch.entry_count[:3])
     state = run_kernel(batch, np.ascontiguousarray(beta[:, batch.words].T), alpha, passes=12,
-                       record_from=11, seed=3, kernel=KERNELS[sampler])
+                       record_from=11, seed=3, sparse=KERNELS[sampler])
     codes = state["token_topic"].reshape(copies, 4) @ (3 ** np.arange(3, -1, -1))
     observed = np.bincount(codes, minlength=81)
     expected = copies * exact_posterior(beta, alpha, words)
@@ -109,7 +109,7 @@ def test_recorded_pass_equals_the_dense_formulas_at_the_chain_state(n_topics):
     weights = rng.random((batch.words.size, n_topics)) * (rng.random((batch.words.size, n_topics)) < 0.7)
     weights[:, 0] += 0.01
     alpha = rng.uniform(0.02, 0.4, n_topics)
-    state = run_kernel(batch, weights, alpha, passes=5, record_from=4, kernel=sparse_gibbs_sweeps)
+    state = run_kernel(batch, weights, alpha, passes=5, record_from=4, sparse=True)
     token_entry = np.repeat(np.arange(batch.n_entries), batch.entry_count)
     token_doc = np.repeat(np.arange(batch.n_documents), np.diff(batch.token_ptr))
     counts = state["doc_topic_counts"]
@@ -122,7 +122,7 @@ def test_recorded_pass_equals_the_dense_formulas_at_the_chain_state(n_topics):
     np.testing.assert_allclose(state["doc_log_theta"],
                                digamma(alpha + counts) - digamma(alpha.sum() + lengths), rtol=1e-10)
     sample = run_kernel(batch, weights, alpha, passes=5, record_from=4, mode=RECORD_SAMPLE,
-                        kernel=sparse_gibbs_sweeps)
+                        sparse=True)
     np.testing.assert_array_equal(sample["token_topic"], state["token_topic"])
     hard = np.zeros((batch.n_entries, n_topics))
     np.add.at(hard, (token_entry, state["token_topic"]), 1.0)
@@ -142,12 +142,13 @@ def test_masked_documents_run_the_dense_restricted_path():
     mask_args = (*kernel_mask(mask, 10, n_topics),
                  digamma(np.array([alpha[topics].sum() for topics in lists])))
     results = []
-    for kernel in (gibbs_sweeps, sparse_gibbs_sweeps):
+    for sparse in (False, True):
         state = [np.zeros(batch.n_tokens, dtype=np.int64), np.zeros((10, n_topics)),
                  np.zeros(10, dtype=np.uint64), np.zeros((batch.n_entries, n_topics)),
                  np.zeros((10, n_topics))]
-        kernel(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr, weights, alpha,
-               digamma(alpha), float(digamma(alpha.sum())), 1, 2, 0, 0, 6, 4, 0, *state, *mask_args)
+        gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr,
+                     weights, alpha, digamma(alpha), float(digamma(alpha.sum())), 1, 2, 0, 0, 6,
+                     4, 0, *state, *mask_args, sparse)
         results.append(state)
     for dense, sparse in zip(*results):
         np.testing.assert_array_equal(dense, sparse)
@@ -193,10 +194,11 @@ def test_deferred_smoothing_part_equals_the_kernels_own():
             log_theta = np.zeros((batch.n_documents, n_topics))
             recorded = 0
         record_from = t if t < run.window_start else run.window_start
-        sparse_gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr,
-                            weights, alpha, digamma(alpha), float(digamma(alpha.sum())), 3, 1,
-                            batch.first_document, t, 1, record_from, 0, state["token_topic"],
-                            state["doc_topic_counts"], state["rng_state"], entry_topic, log_theta)
+        gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr,
+                     weights, alpha, digamma(alpha), float(digamma(alpha.sum())), 3, 1,
+                     batch.first_document, t, 1, record_from, 0, state["token_topic"],
+                     state["doc_topic_counts"], state["rng_state"], entry_topic, log_theta,
+                     sparse=True)
         recorded += 1
         np.testing.assert_array_equal(run.token_topic, state["token_topic"])
         np.testing.assert_allclose(run.entry_expectations(), entry_topic / recorded, rtol=1e-13)

@@ -23,9 +23,10 @@ parameters; before the recorded window the current estimate is that of the lates
 assignments themselves (hard counts, 1 for z_n^P) instead of the full conditionals, so the
 statistics carry the noise of a single sample; s2 is that of the same sample.
 
-Two kernels run the chain: the dense one (`kernels.gibbs_estep`, O(K) per token, the
-reference) and the sparse one (`kernels.gibbs_estep_sparse`, O(topics in the document) per
-token plus per-word tables built once per call). Both sample equation 5 exactly, but a uniform
+Two per-document kernels run the chain, under one driver (`kernels.local_gibbs`): the dense
+one (`kernels.gibbs_estep`, O(K) per token, the reference) and the sparse one
+(`kernels.gibbs_estep_sparse`, O(topics in the document) per token plus per-word tables built
+once per call). Both sample equation 5 exactly, but a uniform
 maps to a topic differently, so the two chains differ (statistically equivalent;
 tests/test_gibbs_estep_sparse.py). ``sampler="auto"`` picks the sparse kernel from
 `SPARSE_MIN_TOPICS` topics on: a function of K only, so a seed still fixes the model.
@@ -44,8 +45,8 @@ import numpy as np
 from scipy.special import digamma
 
 from ..kernels.gibbs_estep import (NO_MASK_VALUES, RECORD_CONDITIONALS, RECORD_DENSE,
-                                   RECORD_SAMPLE, gibbs_sweeps)
-from ..kernels.gibbs_estep_sparse import sparse_gibbs_sweeps
+                                   RECORD_SAMPLE)
+from ..kernels.local_gibbs import gibbs_sweeps
 from ..kernels.statistics import add_scaled_rows, has_empty_row
 from ..kernels.topic_mask import NO_MASK_PTR, NO_MASK_TOPICS
 from .minibatch import Minibatch
@@ -169,15 +170,13 @@ class GibbsRun:
                      self.token_topic, self.doc_topic_counts, self.rng_state,
                      self.entry_topic, self.doc_log_theta, *mask)
         recorded = last - max(first, record_from)
-        if not self.estimator.uses_sparse(alpha.size):
-            gibbs_sweeps(*arguments)
-        elif self.estimator.record_mode != RECORD_CONDITIONALS:
-            sparse_gibbs_sweeps(*arguments)
-        else:
-            inverse = np.zeros(batch.n_entries)
-            sparse_gibbs_sweeps(*arguments, inverse)
-            if recorded:
-                self._add_word_smoothing(weights, alpha, inverse)
+        sparse = self.estimator.uses_sparse(alpha.size)
+        # The sparse kernel's recorded conditionals leave their smoothing part to this driver.
+        deferred = sparse and self.estimator.record_mode == RECORD_CONDITIONALS
+        inverse = np.zeros(batch.n_entries) if deferred else NO_MASK_VALUES
+        gibbs_sweeps(*arguments, sparse, inverse)
+        if deferred and recorded:
+            self._add_word_smoothing(weights, alpha, inverse)
         self.n_recorded += recorded
         self.passes_done = last
         self.alpha = alpha

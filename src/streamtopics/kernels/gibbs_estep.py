@@ -1,7 +1,9 @@
 """Local Gibbs sampling E-step of G-OEM (Dupuy & Bach 2016, Algorithm 2 and appendix A.3).
 
-One call runs ``n_passes`` Gibbs sweeps over every document of a minibatch, in parallel over
-documents (``prange``). Each document owns a counter-based random stream seeded from
+One call of `kernels.local_gibbs.gibbs_sweeps` runs ``n_passes`` Gibbs sweeps over every
+document of a minibatch, in parallel over documents (``prange``), with this module's dense
+per-document kernel (`_document_passes`, the reference) or the sparse one
+(`kernels.gibbs_estep_sparse`). Each document owns a counter-based random stream seeded from
 (seed, minibatch index, document index) (`streamtopics.kernels.random`), so the result is
 bit-identical for any number of threads.
 
@@ -39,16 +41,16 @@ NumPy twin in tests/naive.py, so kernel and twin draw the same samples.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from .random import next_uniform, random_permutation, stream_seed
-from .topic_mask import NO_MASK_PTR, NO_MASK_TOPICS, allowed_topics
+from .random import next_uniform, random_permutation
 
 NO_MASK_VALUES = np.zeros(0)
 
 CHUNK = 8
 
-# What a recorded sweep adds to the per-entry accumulator (``record_mode`` of `gibbs_sweeps`).
+# What a recorded sweep adds to the per-entry accumulator (``record_mode`` of
+# `kernels.local_gibbs.gibbs_sweeps`).
 RECORD_CONDITIONALS = 0
 RECORD_DENSE = 1
 RECORD_SAMPLE = 2
@@ -275,53 +277,3 @@ def _restricted_document_passes(topics, entry_word, entry_count, word_topic_weig
         log_theta[k] += local_log_theta[m]
         for j in range(n_entries):
             entry_topic[j, k] += local_entry_topic[j, m]
-
-
-@njit(cache=True, parallel=True)
-def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights, alpha,
-                 digamma_alpha, digamma_alpha_sum, seed, minibatch, first_document,
-                 first_pass, n_passes, record_from, record_mode,
-                 token_topic, doc_topic_counts, rng_state, entry_topic, doc_log_theta,
-                 mask_ptr=NO_MASK_PTR, mask_topics=NO_MASK_TOPICS,
-                 mask_digamma_alpha_sum=NO_MASK_VALUES):
-    """Run Gibbs passes ``first_pass .. first_pass + n_passes - 1`` on every document.
-
-    State carried between calls (so boosted G-OEM++ can change beta and alpha between passes):
-    ``token_topic`` (tokens), ``doc_topic_counts`` (B x K, float64 counts n_dk), ``rng_state``
-    (B uint64 stream states, initialised when ``first_pass == 0`` from (seed, minibatch,
-    first_document + d)). Accumulators: ``entry_topic`` (entries x K) and ``doc_log_theta``
-    (B x K), see the module docstring. ``digamma_alpha`` = digamma(alpha) and
-    ``digamma_alpha_sum`` = digamma(sum alpha); digamma(a + n) is then digamma(a) +
-    sum_{i<n} 1/(a + i), exact recurrence, O(N_d) per document. ``record_mode``: one of
-    RECORD_CONDITIONALS (factorised), RECORD_DENSE (the dense per-token reference, the same result
-    up to rounding) and RECORD_SAMPLE (hard counts of the sample), see the module docstring.
-    ``mask_ptr``/``mask_topics``: allowed topics per document (`kernels.topic_mask`), with
-    ``mask_digamma_alpha_sum[d]`` = digamma of document d's allowed alpha sum; a restricted
-    document runs `_restricted_document_passes`.
-    """
-    n_docs = doc_ptr.size - 1
-    n_topics = alpha.size
-    # A plain loop: numba would turn alpha.sum() here into a parallel reduction whose rounding
-    # depends on the thread count, and the model would then depend on it too.
-    alpha_sum = 0.0
-    for k in range(n_topics):
-        alpha_sum += alpha[k]
-    for d in prange(n_docs):
-        first_entry, last_entry = doc_ptr[d], doc_ptr[d + 1]
-        first_token, last_token = token_ptr[d], token_ptr[d + 1]
-        initial_seed = stream_seed(seed, minibatch, first_document + d)
-        topics = allowed_topics(d, mask_ptr, mask_topics, n_topics)
-        if topics.size:
-            _restricted_document_passes(
-                topics, entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
-                word_topic_weights, alpha, digamma_alpha, mask_digamma_alpha_sum[d],
-                initial_seed, first_pass, n_passes, record_from, record_mode,
-                token_topic[first_token:last_token], doc_topic_counts[d], rng_state[d:d + 1],
-                entry_topic[first_entry:last_entry], doc_log_theta[d])
-        else:
-            _document_passes(
-                entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
-                word_topic_weights, alpha, digamma_alpha, digamma_alpha_sum, alpha_sum,
-                initial_seed, first_pass, n_passes, record_from, record_mode,
-                token_topic[first_token:last_token], doc_topic_counts[d], rng_state[d:d + 1],
-                entry_topic[first_entry:last_entry], doc_log_theta[d])

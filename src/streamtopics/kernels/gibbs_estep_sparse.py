@@ -35,7 +35,7 @@ per call. Documents restricted by a topic mask run the dense restricted path of
 `kernels.gibbs_estep` (O(allowed topics) per token already).
 
 The layout of the minibatch, the state carried between calls and the accumulators are those of
-`kernels.gibbs_estep.gibbs_sweeps`; results are bit-identical for any number of threads.
+`kernels.local_gibbs.gibbs_sweeps`; results are bit-identical for any number of threads.
 """
 
 from __future__ import annotations
@@ -43,10 +43,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .gibbs_estep import (NO_MASK_VALUES, RECORD_CONDITIONALS, RECORD_SAMPLE,
-                          _record_sample, _restricted_document_passes, length_term)
-from .random import next_uniform, random_permutation, stream_seed
-from .topic_mask import NO_MASK_PTR, NO_MASK_TOPICS, allowed_topics
+from .gibbs_estep import RECORD_CONDITIONALS, RECORD_SAMPLE, _record_sample, length_term
+from .random import next_uniform, random_permutation
 
 
 @njit(cache=True, parallel=True)
@@ -274,45 +272,3 @@ def _add_smoothing_part(entry_word, word_topic_weights, alpha, inverse_sums, ent
         scale = inverse_sums[j]
         for k in range(alpha.size):
             row[k] += scale * weights[k] * alpha[k]
-
-
-@njit(cache=True, parallel=True)
-def sparse_gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights, alpha,
-                        digamma_alpha, digamma_alpha_sum, seed, minibatch, first_document,
-                        first_pass, n_passes, record_from, record_mode,
-                        token_topic, doc_topic_counts, rng_state, entry_topic, doc_log_theta,
-                        mask_ptr=NO_MASK_PTR, mask_topics=NO_MASK_TOPICS,
-                        mask_digamma_alpha_sum=NO_MASK_VALUES, entry_inverse=NO_MASK_VALUES):
-    """`kernels.gibbs_estep.gibbs_sweeps` (same arguments, state and accumulators) with the
-    sparse two-bucket sampler; ``record_mode`` is RECORD_CONDITIONALS or RECORD_SAMPLE.
-    ``entry_inverse`` (entries, optional): where S_j goes when the caller adds the smoothing
-    part of the conditionals itself (module docstring); masked documents still record their
-    full conditionals in ``entry_topic``."""
-    n_docs = doc_ptr.size - 1
-    n_topics = alpha.size
-    alpha_sum = 0.0  # a plain loop: a parallel reduction's rounding would depend on threads
-    for k in range(n_topics):
-        alpha_sum += alpha[k]
-    smoothing_table, initial_table = _word_tables(word_topic_weights, alpha, first_pass == 0)
-    add_smoothing = entry_inverse.size == 0
-    inverse_sums = np.zeros(entry_word.size) if add_smoothing else entry_inverse
-    for d in prange(n_docs):
-        first_entry, last_entry = doc_ptr[d], doc_ptr[d + 1]
-        first_token, last_token = token_ptr[d], token_ptr[d + 1]
-        initial_seed = stream_seed(seed, minibatch, first_document + d)
-        topics = allowed_topics(d, mask_ptr, mask_topics, n_topics)
-        if topics.size:
-            _restricted_document_passes(
-                topics, entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
-                word_topic_weights, alpha, digamma_alpha, mask_digamma_alpha_sum[d],
-                initial_seed, first_pass, n_passes, record_from, record_mode,
-                token_topic[first_token:last_token], doc_topic_counts[d], rng_state[d:d + 1],
-                entry_topic[first_entry:last_entry], doc_log_theta[d])
-        else:
-            _sparse_document_passes(
-                entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
-                word_topic_weights, smoothing_table, initial_table, alpha, digamma_alpha,
-                digamma_alpha_sum, alpha_sum, initial_seed, first_pass, n_passes, record_from,
-                record_mode, token_topic[first_token:last_token], doc_topic_counts[d],
-                rng_state[d:d + 1], entry_topic[first_entry:last_entry], doc_log_theta[d],
-                inverse_sums[first_entry:last_entry], add_smoothing)

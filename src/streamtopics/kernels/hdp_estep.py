@@ -163,7 +163,7 @@ def hdp_gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, weights, alpha
                      opened_alpha):
     """``n_passes`` passes over the minibatch, each a pass over every document in turn (a
     collapsed Gibbs sampler of the opened topics over the whole minibatch), every document with
-    its random stream (seed, minibatch, first_document + d) as `gibbs_estep.gibbs_sweeps`;
+    its random stream (seed, minibatch, first_document + d) as `local_gibbs.gibbs_sweeps`;
     returns M, the number of topics opened.
 
     ``weights`` U x (T + 1) (column T: the new-topic weight of each word; unused without a

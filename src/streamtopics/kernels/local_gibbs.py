@@ -1,0 +1,86 @@
+"""The local Gibbs E-step of G-OEM over a minibatch (Dupuy & Bach 2016, Algorithm 2): one driver
+for both per-document kernels, the dense reference (`kernels.gibbs_estep`, O(K) per token) and
+the sparse two-bucket sampler (`kernels.gibbs_estep_sparse`, O(topics in the document) per
+token). The layout of a minibatch, the passes, the random streams and what a recorded pass adds
+are described in `kernels.gibbs_estep`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .gibbs_estep import NO_MASK_VALUES, _document_passes, _restricted_document_passes
+from .gibbs_estep_sparse import _sparse_document_passes, _word_tables
+from .random import stream_seed
+from .topic_mask import NO_MASK_PTR, NO_MASK_TOPICS, allowed_topics
+
+
+@njit(cache=True, parallel=True)
+def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights, alpha,
+                 digamma_alpha, digamma_alpha_sum, seed, minibatch, first_document,
+                 first_pass, n_passes, record_from, record_mode,
+                 token_topic, doc_topic_counts, rng_state, entry_topic, doc_log_theta,
+                 mask_ptr=NO_MASK_PTR, mask_topics=NO_MASK_TOPICS,
+                 mask_digamma_alpha_sum=NO_MASK_VALUES, sparse=False,
+                 entry_inverse=NO_MASK_VALUES):
+    """Run Gibbs passes ``first_pass .. first_pass + n_passes - 1`` on every document, with the
+    sparse kernel if ``sparse`` (record_mode RECORD_CONDITIONALS or RECORD_SAMPLE), else the
+    dense one.
+
+    State carried between calls (so boosted G-OEM++ can change beta and alpha between passes):
+    ``token_topic`` (tokens), ``doc_topic_counts`` (B x K, float64 counts n_dk), ``rng_state``
+    (B uint64 stream states, initialised when ``first_pass == 0`` from (seed, minibatch,
+    first_document + d)). Accumulators: ``entry_topic`` (entries x K) and ``doc_log_theta``
+    (B x K), see `kernels.gibbs_estep`. ``digamma_alpha`` = digamma(alpha) and
+    ``digamma_alpha_sum`` = digamma(sum alpha); digamma(a + n) is then digamma(a) +
+    sum_{i<n} 1/(a + i), exact recurrence, O(N_d) per document. ``record_mode``: one of
+    RECORD_CONDITIONALS (factorised), RECORD_DENSE (the dense per-token reference, the same result
+    up to rounding) and RECORD_SAMPLE (hard counts of the sample).
+    ``mask_ptr``/``mask_topics``: allowed topics per document (`kernels.topic_mask`), with
+    ``mask_digamma_alpha_sum[d]`` = digamma of document d's allowed alpha sum; a restricted
+    document runs the dense `_restricted_document_passes` with either kernel.
+    ``entry_inverse`` (entries, optional, sparse kernel): where S_j goes when the caller adds the
+    smoothing part of the conditionals itself (`kernels.gibbs_estep_sparse`); masked documents
+    still record their full conditionals in ``entry_topic``.
+    """
+    n_docs = doc_ptr.size - 1
+    n_topics = alpha.size
+    # A plain loop: numba would turn alpha.sum() here into a parallel reduction whose rounding
+    # depends on the thread count, and the model would then depend on it too.
+    alpha_sum = 0.0
+    for k in range(n_topics):
+        alpha_sum += alpha[k]
+    if sparse:
+        smoothing_table, initial_table = _word_tables(word_topic_weights, alpha, first_pass == 0)
+    else:
+        smoothing_table, initial_table = np.empty((0, 0)), np.empty((0, 0))
+    add_smoothing = entry_inverse.size == 0
+    inverse_sums = np.zeros(entry_word.size if sparse else 0) if add_smoothing else entry_inverse
+    for d in prange(n_docs):
+        first_entry, last_entry = doc_ptr[d], doc_ptr[d + 1]
+        first_token, last_token = token_ptr[d], token_ptr[d + 1]
+        initial_seed = stream_seed(seed, minibatch, first_document + d)
+        topics = allowed_topics(d, mask_ptr, mask_topics, n_topics)
+        if topics.size:
+            _restricted_document_passes(
+                topics, entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
+                word_topic_weights, alpha, digamma_alpha, mask_digamma_alpha_sum[d],
+                initial_seed, first_pass, n_passes, record_from, record_mode,
+                token_topic[first_token:last_token], doc_topic_counts[d], rng_state[d:d + 1],
+                entry_topic[first_entry:last_entry], doc_log_theta[d])
+        elif sparse:
+            _sparse_document_passes(
+                entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
+                word_topic_weights, smoothing_table, initial_table, alpha, digamma_alpha,
+                digamma_alpha_sum, alpha_sum, initial_seed, first_pass, n_passes, record_from,
+                record_mode, token_topic[first_token:last_token], doc_topic_counts[d],
+                rng_state[d:d + 1], entry_topic[first_entry:last_entry], doc_log_theta[d],
+                inverse_sums[first_entry:last_entry], add_smoothing)
+        else:
+            _document_passes(
+                entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
+                word_topic_weights, alpha, digamma_alpha, digamma_alpha_sum, alpha_sum,
+                initial_seed, first_pass, n_passes, record_from, record_mode,
+                token_topic[first_token:last_token], doc_topic_counts[d], rng_state[d:d + 1],
+                entry_topic[first_entry:last_entry], doc_log_theta[d])
