@@ -117,6 +117,23 @@ def test_split_minibatch_keeps_entries_words_and_random_streams():
     assert part.first_document == 17
 
 
+def _recursive_tree(items):
+    """The fixed tree by its definition: the first 2^j items (2^j the largest power of two
+    below their number) and the rest, each recursively."""
+    if len(items) == 1:
+        return items[0]
+    split = 1 << ((len(items) - 1).bit_length() - 1)
+    return (_recursive_tree(items[:split]), _recursive_tree(items[split:]))
+
+
+@pytest.mark.parametrize("n_items", range(1, 40))
+def test_streaming_tree_merge_builds_the_fixed_tree(n_items):
+    """`tree_merge` consumes its items one by one (merging complete subtrees as they finish)
+    yet builds exactly the tree of the definition, for every length."""
+    items = list(range(n_items))
+    assert tree_merge(iter(items), lambda left, right: (left, right)) == _recursive_tree(items)
+
+
 def test_aligned_runs_merged_separately_give_the_tree_sum_bit_for_bit():
     """Chunks of 2^m blocks are subtrees of the fixed tree: merging each, then the chunks, is
     the whole tree's sum; a plain left-to-right sum is not (floats are not associative)."""

@@ -56,17 +56,31 @@ def merge_statistics(left: MinibatchStats, right: MinibatchStats) -> MinibatchSt
     return left.merge(right)
 
 
-def tree_merge(statistics: list, merge: Callable = merge_statistics):
+def tree_merge(statistics: Iterable, merge: Callable = merge_statistics):
     """Sum of ``statistics`` (consecutive blocks, in document order) along the fixed binary
     tree: the first 2^j items (2^j the largest power of two below their number) and the rest
     are summed separately, then merged. Every aligned run of 2^m items is a subtree. ``merge``
-    may also combine stand-ins for statistics (a backend's futures of them)."""
-    if not statistics:
+    may also combine stand-ins for statistics (a backend's futures of them).
+
+    The items are consumed as they come (a generator of blocks computed one by one is fine):
+    two neighbouring complete subtrees of the same size are merged as soon as the second one
+    is complete, as a binary counter carries, so at most log2(n) + 1 partial sums are held
+    instead of all n items; the subtrees left at the end (sizes the binary digits of n, largest
+    first) are merged from the right, which is the tree's own order for the last, incomplete
+    subtrees. The sums are therefore the same, bit for bit, as merging the whole list."""
+    stack: list[tuple[int, object]] = []  # (items, their sum), sizes strictly decreasing
+    for item in statistics:
+        size, total = 1, item
+        while stack and stack[-1][0] == size:
+            left_size, left = stack.pop()
+            size, total = left_size + size, merge(left, total)
+        stack.append((size, total))
+    if not stack:
         raise ValueError("nothing to merge")
-    if len(statistics) == 1:
-        return statistics[0]
-    split = 1 << ((len(statistics) - 1).bit_length() - 1)
-    return merge(tree_merge(statistics[:split], merge), tree_merge(statistics[split:], merge))
+    total = stack.pop()[1]
+    while stack:
+        total = merge(stack.pop()[1], total)
+    return total
 
 
 @dataclass(frozen=True)
@@ -117,19 +131,23 @@ def run_with_shared(function: Callable[[ChunkTask], MinibatchStats], task: Chunk
 
 
 def run_chunk(task: ChunkTask) -> MinibatchStats:
-    """The statistics of a chunk: one local run per block, merged along the fixed tree. A
-    module-level function of its argument alone, so any worker process can run it."""
-    batch, blocks = task.batch, []
+    """The statistics of a chunk: one local run per block, merged along the fixed tree as the
+    blocks finish (`tree_merge`: a few partial sums alive, not every block's). A module-level
+    function of its argument alone, so any worker process can run it."""
+    batch = task.batch
     words = batch.words if task.weight_words is None else task.weight_words
     size = BLOCK_DOCUMENTS if independent_documents(task.local) else batch.n_documents
-    for start in range(0, batch.n_documents, size):
-        block = batch.documents(start, min(start + size, batch.n_documents))
-        rows = task.weights if block.words is words else task.weights[
-            np.searchsorted(words, block.words)]
-        run = task.local.begin(block, task.n_topics, task.seed, task.step)
-        run.advance(rows, task.alpha, task.local.passes)
-        blocks.append(run.statistics())
-    return tree_merge(blocks)
+
+    def blocks():
+        for start in range(0, batch.n_documents, size):
+            block = batch.documents(start, min(start + size, batch.n_documents))
+            rows = task.weights if block.words is words else task.weights[
+                np.searchsorted(words, block.words)]
+            run = task.local.begin(block, task.n_topics, task.seed, task.step)
+            run.advance(rows, task.alpha, task.local.passes)
+            yield run.statistics()
+
+    return tree_merge(blocks())
 
 
 def chunk_bounds(n_documents: int, n_chunks: int, first_block: int = 0) -> list[tuple[int, int]]:
