@@ -181,9 +181,10 @@ def warm_up(backend) -> None:
         train(synthetic_stream(400, 400, n_topics, 50, 20.0), n_topics, backend)
 
 
-def start_cluster(n_workers: int) -> DaskBackend:
+def start_cluster(n_workers: int, chunk_documents: int | None = None) -> DaskBackend:
     backend = DaskBackend.start(n_workers=n_workers, threads_per_worker=1)
     warm_up(backend)
+    backend.chunk_documents = chunk_documents  # after the warm-up's small minibatches
     return backend
 
 
@@ -351,11 +352,16 @@ def main() -> None:
     parser.add_argument("--debian-batch", type=int, default=6_400)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--skip-debian", action="store_true")
+    parser.add_argument("--chunk-documents", type=int, default=None,
+                        help="also run 2 workers with chunks of this many documents (100 x 2^m)")
     args = parser.parse_args()
     measure = min(args.measure or args.documents, args.documents)
     warm_up(SerialBackend())
     backends = {"serial": SerialBackend, "dask-1": lambda: start_cluster(1),
                 "dask-2": lambda: start_cluster(2)}
+    if args.chunk_documents:
+        backends[f"dask-2, chunks of {args.chunk_documents}"] = lambda: start_cluster(
+            2, args.chunk_documents)
     rows = []
     if not args.skip_debian and DEBIAN.exists():
         for row in compare("debian K=100", lambda: debian_stream(args.debian_batch), 100,

@@ -15,7 +15,7 @@ from streamtopics.corpus.synthetic import generate_synthetic
 from streamtopics.corpus.writer import write_corpus_dir
 from streamtopics.estimators import OnlineLDA
 from streamtopics.inference.backends import (DaskBackend, SerialBackend, ThreadBackend,
-                                             plan_chunks)
+                                             plan_chunks, plan_placement)
 from streamtopics.inference.estep_chunks import (BLOCK_DOCUMENTS, ChunkTask, chunk_bounds,
                                                 run_chunk, tree_merge)
 from streamtopics.inference.minibatch import Minibatch
@@ -68,6 +68,29 @@ def test_a_local_cluster_of_two_workers_trains_the_serial_model_bit_for_bit(corp
     # merged on the workers: the client receives one minibatch's statistics per step
     assert backend.transfer.received <= 4 * (corpus.n_words * (3 + 1) * 8 + 3 * 8)
     _assert_same_model(_fit(corpus, cluster, method), serial)  # a Client as the backend
+
+
+def test_each_worker_runs_its_share_of_consecutive_chunks(corpus, cluster):
+    """The chunks of a step are spread by `plan_placement`: a minibatch of five blocks is five
+    chunks on two one-thread workers, three on one and two on the other, each step (Dask
+    alone put most of them beside the shared weights)."""
+    backend = DaskBackend(cluster)
+    with distributed.get_task_stream(client=cluster) as stream:
+        _fit(corpus, backend)
+    ran = {}
+    for task in stream.data:
+        if task["key"].startswith("run_with_shared"):
+            ran[task["worker"]] = ran.get(task["worker"], 0) + 1
+    assert backend.transfer.steps == 4 and backend.transfer.chunks == 4 * 5
+    assert sorted(ran.values()) == [4 * 2, 4 * 3]
+
+
+def test_placement_gives_consecutive_chunks_by_threads():
+    assert plan_placement({"b": 1, "a": 1}, 4) == ["a", "a", "b", "b"]
+    assert plan_placement({"a": 2, "b": 1}, 6) == ["a"] * 4 + ["b"] * 2
+    assert plan_placement({"a": 1, "b": 1, "c": 1}, 4) == ["a", "a", "b", "c"]
+    assert plan_placement({"a": 1, "b": 1}, 1) == ["a"]
+    assert plan_placement({"a": 1, "b": 3}, 3) == ["a", "b", "b"]
 
 
 def test_any_chunking_and_worker_count_gives_the_same_model(corpus, cluster):

@@ -9,9 +9,9 @@ count and chunk size trains the same model, bit for bit.
 
 Dask (`dask.distributed`, the optional ``dask`` extra) is imported only when a Dask backend is
 made. Workers receive a `ChunkTask` (the chunk's documents, alpha, seed, step; the word weights
-of the minibatch's words once per step, shared by its chunks), merge the chunks' `MinibatchStats`
-among themselves along the fixed tree, and the client receives one; the M-step stays on the
-client. A worker that dies mid-step has its tasks rerun elsewhere by the scheduler; the rerun
+of the minibatch's words once per step, copied to each worker, shared by its chunks there), each worker a
+run of consecutive chunks (`plan_placement`), merge the chunks' `MinibatchStats` among
+themselves along the fixed tree, and the client receives one; the M-step stays on the client. A worker that dies mid-step has its tasks rerun elsewhere by the scheduler; the rerun
 draws the same random streams (seed, step, document), so the step's result does not change.
 
 GibbsLDA's collapsed sweeps (`inference.cgs`) do not split this way: each token's conditional
@@ -164,32 +164,50 @@ class DaskBackend:
     def map_reduce(self, function: Callable, chunks: Iterable, merge: Callable):
         """``merge`` of ``function(chunk)`` over the chunks along the fixed tree
         (`estep_chunks.tree_merge`), all on the workers: the client sends each chunk's
-        documents, the weights the chunks share once (`ChunkTask.without_shared`), and gets
-        back one merged result; the merge tasks move statistics between workers, not through
-        the client. The shared weights travel inside the graph as a task of their own, so a
-        worker lost mid-step is recomputed from it like any other task."""
+        documents, the weights the chunks share once per worker (`ChunkTask.without_shared`),
+        and gets back one merged result; the merge tasks move statistics between workers, not
+        through the client. The shared weights travel inside the graph as tasks of their own,
+        so a worker lost mid-step is recomputed from them like any other task.
+
+        Placement (`plan_placement`): consecutive chunks go to the same worker, each worker
+        a share of them by its threads, so the tree's lowest merges need no transfer and the
+        workers get equal work. Left to itself, Dask puts every chunk where the weights they
+        depend on were computed, and work stealing moved only some of them away: one worker
+        of two often ran three chunks of four (measured: 10.4 against 6.3 CPU seconds over two
+        steps). The pins are loose (``allow_other_workers``): a lost worker's chunks run
+        elsewhere."""
         chunks = list(chunks)
-        client, futures, shared = self.client, [], {}
+        client, futures = self.client, []
+        placement = plan_placement(client.nthreads(), len(chunks))
         self.transfer.workers = self.workers
 
-        def submit(*args):
-            future = client.submit(*args, pure=False)
+        def submit(*args, worker=None):
+            future = client.submit(*args, pure=False, workers=worker,
+                                   allow_other_workers=worker is not None)
             futures.append(future)
             return future
 
-        def share(array):
-            if id(array) not in shared:
-                shared[id(array)] = submit(_value, array)
+        shared: dict[tuple[int, str | None], object] = {}
+
+        def share(array, worker):
+            """The array as a task (sent once), and a copy of it made on ``worker`` (moved
+            worker to worker) that the worker's chunks depend on."""
+            if (id(array), None) not in shared:
+                shared[id(array), None] = submit(_value, array)
                 self.transfer.sent += array.nbytes
-            return shared[id(array)]
+            if (id(array), worker) not in shared:
+                shared[id(array), worker] = submit(_value, shared[id(array), None],
+                                                   worker=worker)
+            return shared[id(array), worker]
 
         with warnings.catch_warnings():  # the data travels inside the tasks on purpose (above)
             warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
             stand_ins = []
-            for chunk in chunks:
+            for chunk, worker in zip(chunks, placement):
                 light, arrays = chunk.without_shared()
                 stand_ins.append(submit(run_with_shared, function, light,
-                                        *(share(array) for array in arrays)))
+                                        *(share(array, worker) for array in arrays),
+                                        worker=worker))
                 self.transfer.sent += light.nbytes
             root = tree_merge(stand_ins, lambda left, right: submit(merge, left, right))
         try:
@@ -210,6 +228,19 @@ class DaskBackend:
             self.client.close()
             if cluster is not None:
                 cluster.close()
+
+
+def plan_placement(threads: dict[str, int], n_chunks: int) -> list[str]:
+    """The worker of each chunk: consecutive runs of chunks, worker by worker (sorted by
+    address), each a share of the ``n_chunks`` proportional to its ``threads`` (largest
+    remainders first), so that the subtrees of neighbouring chunks stay on one worker."""
+    workers = sorted(threads)
+    total = sum(threads.values())
+    exact = [n_chunks * threads[worker] / total for worker in workers]
+    counts = [int(share) for share in exact]
+    for i in sorted(range(len(workers)), key=lambda i: counts[i] - exact[i])[:n_chunks - sum(counts)]:
+        counts[i] += 1
+    return [worker for worker, count in zip(workers, counts) for _ in range(count)]
 
 
 _SHARED_DASK: DaskBackend | None = None
@@ -276,4 +307,4 @@ def plan_chunks(n_documents: int, backend, local) -> list[tuple[int, int]]:
 
 
 __all__ = ["BACKENDS", "BLOCK_DOCUMENTS", "BackendObject", "DaskBackend", "SerialBackend", "ThreadBackend",
-           "Transfer", "is_dask_client", "plan_chunks", "resolve_backend"]
+           "Transfer", "is_dask_client", "plan_chunks", "plan_placement", "resolve_backend"]
