@@ -220,17 +220,24 @@ def compare(name: str, make_batches, n_topics: int, backends: dict, repeat: int)
 
 def step_plan(counts, n_topics: int, workers: int) -> dict:
     """One step of ``workers`` Dask workers on the minibatch ``counts``, from the chunk plan:
-    chunks, the client's bytes (each chunk's documents: 8 bytes an entry as int32 word and
-    count, 16 a document, 8 a distinct word of the chunk; the minibatch's U x K weights once;
-    one U x K merged result back), the levels of the merge tree on the workers and the most
-    distinct words of a chunk."""
+    chunks, the client's bytes (each chunk's documents in the narrowest unsigned types, as
+    `ChunkTask.without_shared` sends them: per entry its local word and its count, per
+    document its entry and token offsets, per distinct word of the chunk its id; the
+    minibatch's U x K weights once; one U x K merged result back), the levels of the merge
+    tree on the workers and the most distinct words of a chunk."""
     bounds = chunk_bounds(counts.shape[0], BACKEND_CHUNKS_PER_WORKER * workers)
     row = 8 * n_topics + 8
     words = np.unique(counts.indices).size
-    chunk_words = [np.unique(counts[start:stop].indices).size for start, stop in bounds]
+    size = (lambda largest: np.min_scalar_type(int(largest)).itemsize)
+    chunk_words, sent = [], 0
+    for start, stop in bounds:
+        chunk = counts[start:stop]
+        chunk_words.append(np.unique(chunk.indices).size)
+        offsets = 2 * (chunk.shape[0] + 1) * size(max(chunk.nnz, chunk.sum()))
+        sent += (chunk.nnz * (size(chunk_words[-1]) + size(chunk.data.max()))
+                 + offsets + chunk_words[-1] * size(counts.shape[1]))
     return {"chunks": len(bounds), "levels": max(0, (len(bounds) - 1).bit_length()),
-            "bytes_sent": counts.nnz * 8 + (counts.shape[0] + len(bounds)) * 16
-            + 8 * sum(chunk_words) + words * row,
+            "bytes_sent": sent + words * row,
             "bytes_received": words * row + 8 * n_topics, "chunk_words": max(chunk_words)}
 
 

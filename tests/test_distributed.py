@@ -124,7 +124,8 @@ def test_the_chunks_of_a_step_share_the_weights_of_the_minibatch_words_only(corp
             assert task.batch.n_documents <= BLOCK_DOCUMENTS
             light, (weights, words) = task.without_shared()
             assert light.weights is None and weights is task.weights
-            assert light.batch.entry_word.dtype == np.int32
+            # 40 words, short documents: one byte per word id and per count
+            assert light.batch.entry_word.dtype == light.batch.entry_count.dtype == np.uint8
             assert light.nbytes < task.nbytes - weights.nbytes
     assert min(task.weight_words.size for task in sent) < corpus.n_words
 

@@ -111,22 +111,34 @@ class ChunkTask:
     def without_shared(self) -> tuple["ChunkTask", tuple[np.ndarray, np.ndarray]]:
         """This task as it travels, and (weights, weight_words): what the chunks of a minibatch
         share, for a backend to send once (`run_with_shared` puts them back). The travelling
-        task has no weights, and its entries (word, count) are int32 when they fit: 8 bytes an
-        entry instead of 16, the bulk of a step's traffic."""
+        task has no weights, and its integer arrays (entries' words and counts, the document
+        and token offsets, the chunk's words) in the narrowest unsigned type that holds them:
+        a word below 65,536 and a count below 256 make 3 bytes an entry instead of 16, the
+        bulk of a step's traffic."""
         words = self.batch.words if self.weight_words is None else self.weight_words
-        batch = self.batch
-        if batch.n_entries and max(batch.words.size, int(batch.entry_count.max())) < 2**31:
-            batch = replace(batch, entry_word=batch.entry_word.astype(np.int32),
-                            entry_count=batch.entry_count.astype(np.int32))
+        batch = replace(self.batch, **{name: _narrowed(getattr(self.batch, name))
+                                       for name in _INDEX_ARRAYS})
         return replace(self, batch=batch, weights=None, weight_words=None), (self.weights, words)
+
+
+_INDEX_ARRAYS = ("doc_ptr", "entry_word", "entry_count", "token_ptr", "words")
+"""The integer arrays of a `Minibatch` (int64, non-negative) that a travelling task narrows."""
+
+
+def _narrowed(array: np.ndarray) -> np.ndarray:
+    """``array`` (non-negative integers) in the first of uint8, uint16, uint32 and uint64 that
+    holds its largest value (unchanged when empty)."""
+    if array.size == 0:
+        return array
+    return array.astype(np.min_scalar_type(int(array.max())), copy=False)
 
 
 def run_with_shared(function: Callable[[ChunkTask], MinibatchStats], task: ChunkTask,
                     weights: np.ndarray, weight_words: np.ndarray) -> MinibatchStats:
     """``function`` of ``task`` with what `ChunkTask.without_shared` took out put back (its
-    weights, int64 entries)."""
-    batch = replace(task.batch, entry_word=task.batch.entry_word.astype(np.int64, copy=False),
-                    entry_count=task.batch.entry_count.astype(np.int64, copy=False))
+    weights, int64 index arrays)."""
+    batch = replace(task.batch, **{name: getattr(task.batch, name).astype(np.int64, copy=False)
+                                   for name in _INDEX_ARRAYS})
     return function(replace(task, batch=batch, weights=weights, weight_words=weight_words))
 
 
