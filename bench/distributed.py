@@ -23,6 +23,10 @@ documents / (client CPU + the busiest worker's time) per step. Only the configur
 processes: each Dask cluster is started (and its workers compile the kernels) before its run and
 closed after it.
 
+What two workers can reach on this host at all is measured too (`two_process_ceiling`): the
+first chunk of a 2-worker step run by one plain process alone and by two at once, beside a
+loop of arithmetic in registers run the same way.
+
 From the synthetic stream's measured costs the script projects the throughput of W = 2, 8, 32,
 128 workers: t_step(W, B) = client(B) + e B / W + levels(W) U_c (K + 1) (m + 8 / bandwidth),
 with e the E-step CPU per document (serial), client(B) the client's CPU per document of its own
@@ -218,6 +222,81 @@ def compare(name: str, make_batches, n_topics: int, backends: dict, repeat: int)
     return list(best.values())
 
 
+class _Capture:
+    """A backend that keeps the chunk tasks of the last step (and runs them here)."""
+
+    name, chunk_documents, tasks = "capture", None, []
+
+    def __init__(self, workers: int):
+        self.workers = workers
+
+    def __call__(self, function, chunks):
+        self.tasks = list(chunks)
+        return map(function, self.tasks)
+
+
+def _time_chunks(task, repeat: int) -> list[float]:
+    """Wall seconds of `run_chunk` on ``task``, ``repeat`` times after one untimed run (in a
+    worker process of `two_process_ceiling`)."""
+    from streamtopics.inference.estep_chunks import run_chunk
+    run_chunk(task)
+    seconds = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        run_chunk(task)
+        seconds.append(time.perf_counter() - started)
+    return seconds
+
+
+def _time_arithmetic(iterations: int, repeat: int) -> list[float]:
+    """Wall seconds of a register-only numba loop of ``iterations`` (no memory traffic),
+    ``repeat`` times."""
+    from numba import njit
+
+    @njit(cache=False)
+    def spin(n):
+        x = 0.0
+        for i in range(n):
+            x = x * 0.999999 + (i % 7) * 1e-3
+        return x
+
+    spin(10)
+    seconds = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        spin(iterations)
+        seconds.append(time.perf_counter() - started)
+    return seconds
+
+
+def _ratio(pool, function, argument, repeat: int) -> tuple[float, float]:
+    """Median seconds of ``function(argument, repeat)`` in one process alone and in each of
+    two at once."""
+    alone = pool.submit(function, argument, repeat).result()
+    pair = [s for run in pool.map(function, [argument] * 2, [repeat] * 2) for s in run]
+    return float(np.median(alone)), float(np.median(pair))
+
+
+def two_process_ceiling(counts, n_topics: int, repeat: int = 3) -> dict:
+    """What two processes can do on this host: the first chunk of a 2-worker step run in one
+    process alone, then in two processes at once (the same work each, plain processes, no
+    Dask). The E-step is memory-bound enough that two at once run slower than one alone; the
+    ceiling 2 t_alone / t_pair is the most any two workers can reach here."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    capture = _Capture(workers=2)
+    OnlineLDA(n_topics, method="g-oem", batch_size=10**9, local_passes=20, n_passes=1,
+              random_state=0, backend=capture).partial_fit(counts)
+    task = capture.tasks[0]
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        list(pool.map(_time_chunks, [task, task], [1, 1]))  # both processes compile
+        alone, pair = _ratio(pool, _time_chunks, task, repeat)
+        arithmetic = _ratio(pool, _time_arithmetic, 200_000_000, repeat)
+    return {"chunk_documents": task.batch.n_documents, "seconds_alone": alone,
+            "seconds_two_at_once": pair, "ceiling": 2 * alone / pair,
+            "arithmetic_ceiling": 2 * arithmetic[0] / arithmetic[1]}
+
+
 def step_plan(counts, n_topics: int, workers: int) -> dict:
     """One step of ``workers`` Dask workers on the minibatch ``counts``, from the chunk plan:
     chunks, the client's bytes (each chunk's documents in the narrowest unsigned types, as
@@ -299,7 +378,7 @@ def project(rows: list[dict], args) -> dict:
             "workers": projection}
 
 
-def markdown(rows: list[dict], projection: dict, args) -> str:
+def markdown(rows: list[dict], projection: dict, ceiling: dict, args) -> str:
     lines = ["# E-step on Dask (bench/distributed.py)", "",
              f"G-OEM, P = 20, one pass; numba threads = 1; Dask workers: local processes of one "
              f"thread; host: {os.cpu_count()} CPUs shared with other jobs (load average noted). "
@@ -321,6 +400,13 @@ def markdown(rows: list[dict], projection: dict, args) -> str:
                      f"{r['client_cpu_per_step']:.3f} | {r['client_comm_cpu_per_step']:.3f} | "
                      f"{r.get('chunks_per_step', 1):.0f} | {mb('bytes_sent_per_step')} | "
                      f"{mb('bytes_received_per_step')} | {r['load_average']:.1f} |")
+    c = ceiling
+    lines += ["", f"The host's ceiling for two workers: one chunk of {c['chunk_documents']} "
+              f"documents takes {c['seconds_alone']:.2f} s in one process alone and "
+              f"{c['seconds_two_at_once']:.2f} s in each of two processes at once (plain "
+              f"processes, no Dask; medians): two processes do **{c['ceiling']:.2f}x** the work "
+              f"of one here, against {c['arithmetic_ceiling']:.2f}x for a loop of arithmetic "
+              f"in registers (the E-step's memory traffic is what two processes share)."]
     p = projection
     lines += ["", f"## Projection (synthetic stream, K = {args.topics}, V = {args.words})", "",
               f"Measured: E-step {p['estep_cpu_seconds_per_document'] * 1e6:.0f} CPU us/document "
@@ -379,15 +465,19 @@ def main() -> None:
         lambda: synthetic_stream(measure, args.batch_size, args.topics, args.words,
                                  args.length), args.topics, backends, args.repeat)
     rows += [{**row, "batch_size": args.batch_size} for row in synthetic]
+    ceiling = two_process_ceiling(next(synthetic_stream(args.batch_size, args.batch_size,
+                                                         args.topics, args.words, args.length)),
+                                  args.topics)
+    print(f"two processes at once: {ceiling['ceiling']:.2f}x one alone", flush=True)
     results = BENCH / "results"
     results.mkdir(exist_ok=True)
     (results / "distributed.rows.json").write_text(json.dumps(rows, indent=2, default=str) + "\n")
     projection = project(synthetic, args)
-    text = markdown(rows, projection, args)
+    text = markdown(rows, projection, ceiling, args)
     (results / "distributed.rows.json").unlink()
     (results / "distributed.json").write_text(json.dumps(
         {"arguments": vars(args), "measured_documents": measure, "rows": rows,
-         "projection": projection}, indent=2, default=str) + "\n")
+         "two_process_ceiling": ceiling, "projection": projection}, indent=2, default=str) + "\n")
     (results / "distributed.md").write_text(text + "\n")
     print(text)
 
