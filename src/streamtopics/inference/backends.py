@@ -40,14 +40,28 @@ more, since every chunk's statistics (its words x K) are merged on the workers a
 chunks share most of their words (the bytes moved per step grow with the chunks)."""
 
 
-LOCAL_WORKER_ENVIRON = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
-"""Dask configuration of the worker processes `DaskBackend.start` spawns. Dask sets
-MALLOC_TRIM_THRESHOLD_=65536 in them by default, which also turns off glibc's adaptive mmap
-threshold: every array over 128 kB is then a fresh mmap, touched page by page and unmapped on
-free. The E-step allocates and frees such arrays per block, and took 2.3x the CPU of the same
-chunk in the client process (320,000 page faults a chunk of 6,400 documents, K = 50, against
-9,000). Unset, glibc keeps freed memory for reuse (docs/distributed.md: do the same on a real
-cluster)."""
+LOCAL_CLUSTER_CONFIG = {
+    "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+    "distributed.worker.profile.enabled": False,
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.admin.tick.interval": "200ms",
+}
+"""Dask configuration of the LocalCluster `DaskBackend.start` makes (a user's own cluster keeps
+its own; docs/distributed.md says what to set there).
+
+- MALLOC_TRIM_THRESHOLD_ unset in the worker processes: Dask sets it to 65536 by default, which
+  also turns off glibc's adaptive mmap threshold: every array over 128 kB is then a fresh mmap,
+  touched page by page and unmapped on free. The E-step allocates and frees such arrays per
+  block, and took 2.3x the CPU of the same chunk in the client process (320,000 page faults a
+  chunk of 6,400 documents, K = 50, against 9,000). Unset, glibc keeps freed memory for reuse.
+- The housekeeping every worker, nanny and the scheduler run beside the tasks, made rarer: the
+  workers' statistical profiler (a stack sample every 10 ms), the memory monitor (every
+  100 ms), the system monitor (500 ms) and the event loops' tick monitor (20 ms). On two vCPUs
+  shared by the client, the scheduler and two workers they took a step of 102,400 documents
+  from 4.5-4.7 s to 4.0-4.6 s, and the client's own CPU from 0.25-0.33 s to 0.18 s a step
+  (bench/distributed.py's synthetic stream, alternating runs). Lost with them: the dashboard's
+  profile page and a slower reaction to a worker over its memory limit (1 s)."""
 
 
 @dataclass
@@ -132,9 +146,9 @@ class DaskBackend:
         if address is not None:
             return cls(Client(address), chunk_documents, owns_client=True)
         # numba in each worker process: as many threads as the worker has (else every worker
-        # starts one per core); and glibc's own malloc thresholds (`LOCAL_WORKER_ENVIRON`)
+        # starts one per core); and `LOCAL_CLUSTER_CONFIG`
         env = {"NUMBA_NUM_THREADS": str(threads_per_worker)} if processes else {}
-        with dask.config.set(LOCAL_WORKER_ENVIRON):
+        with dask.config.set(LOCAL_CLUSTER_CONFIG):
             cluster = LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker,
                                    processes=processes, dashboard_address=":0", env=env)
         return cls(Client(cluster), chunk_documents, owns_client=True)
