@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .random import next_uniform, random_permutation
+from .random import permute, uniform_step
 
 NO_MASK_VALUES = np.zeros(0)
 
@@ -180,6 +180,41 @@ def add_log_theta(log_theta, counts, alpha, digamma_alpha, length, n_topics):
 
 
 @njit(cache=True, inline="always")
+def token_words(entry_word, entry_count, n_tokens):
+    """The word of each of a document's ``n_tokens`` tokens, in layout order."""
+    token_word = np.empty(n_tokens, dtype=np.int64)
+    n = 0
+    for j in range(entry_word.size):
+        for _ in range(entry_count[j]):
+            token_word[n] = entry_word[j]
+            n += 1
+    return token_word
+
+
+@njit(cache=True, inline="always")
+def initial_sample(entry_word, entry_count, word_topic_weights, stream, z, counts,
+                   probabilities, chunk_sums):
+    """Algorithm 2's initialisation of one document: z_n^0 ~ Mult(beta_{x_n} / sum_k
+    beta_{x_n k}) for its tokens in layout order, one uniform each from the stream state
+    ``stream`` (returned advanced), counted into ``counts`` (zeroed first). ``probabilities``
+    (zero-padded to whole chunks) and ``chunk_sums`` are `_sample_topic`'s scratch."""
+    n_topics = word_topic_weights.shape[1]
+    counts[:] = 0.0
+    token = 0
+    for j in range(entry_word.size):
+        weights = word_topic_weights[entry_word[j]]
+        for k in range(n_topics):
+            probabilities[k] = weights[k]
+        for _ in range(entry_count[j]):
+            stream, u = uniform_step(stream)
+            k = _sample_topic(probabilities, chunk_sums, chunk_sums.size, u)
+            z[token] = k
+            counts[k] += 1.0
+            token += 1
+    return stream
+
+
+@njit(cache=True, inline="always")
 def _document_passes(entry_word, entry_count, word_topic_weights, alpha, digamma_alpha,
                      digamma_alpha_sum, alpha_sum, initial_seed, first_pass, n_passes,
                      record_from, record_mode, z, counts, state, entry_topic, log_theta):
@@ -193,33 +228,24 @@ def _document_passes(entry_word, entry_count, word_topic_weights, alpha, digamma
     n_chunks = (n_topics + CHUNK - 1) // CHUNK
     probabilities = np.zeros(n_chunks * CHUNK)
     chunk_sums = np.empty(n_chunks)
-    token_word = np.empty(n_tokens, dtype=np.int64)
-    n = 0
-    for j in range(n_entries):
-        for _ in range(entry_count[j]):
-            token_word[n] = entry_word[j]
-            n += 1
     if first_pass == 0:
-        state[0] = initial_seed
-        counts[:] = 0.0
-        for n in range(n_tokens):
-            weights = word_topic_weights[token_word[n]]
-            for k in range(n_topics):
-                probabilities[k] = weights[k]
-            k = _sample_topic(probabilities, chunk_sums, n_chunks, next_uniform(state))
-            z[n] = k
-            counts[k] += 1.0
+        stream = initial_sample(entry_word, entry_count, word_topic_weights, initial_seed, z,
+                                counts, probabilities, chunk_sums)
+    else:
+        stream = state[0]
+    token_word = token_words(entry_word, entry_count, n_tokens)
     order = np.empty(n_tokens, dtype=np.int64)
     conditional = np.empty(n_topics)
     for t in range(first_pass, first_pass + n_passes):
-        random_permutation(state, n_tokens, order)
+        stream = permute(stream, n_tokens, order)
         for i in range(n_tokens):
             n = order[i]
             weights = word_topic_weights[token_word[n]]
             counts[z[n]] -= 1.0
             for k in range(n_topics):
                 probabilities[k] = weights[k] * (counts[k] + alpha[k])
-            k = _sample_topic(probabilities, chunk_sums, n_chunks, next_uniform(state))
+            stream, u = uniform_step(stream)
+            k = _sample_topic(probabilities, chunk_sums, n_chunks, u)
             z[n] = k
             counts[k] += 1.0
         if t < record_from:
@@ -234,6 +260,7 @@ def _document_passes(entry_word, entry_count, word_topic_weights, alpha, digamma
                                alpha, counts, z, entry_topic)
         add_log_theta(log_theta, counts, alpha, digamma_alpha,
                       length_term(digamma_alpha_sum, alpha_sum, n_tokens), n_topics)
+    state[0] = stream
 
 
 @njit(cache=True)

@@ -9,16 +9,18 @@ The conditional of equation 5 / 15 splits in two buckets (SparseLDA, Yao, Mimno 
                                         (document bucket)  (smoothing bucket)
 
 beta and alpha are fixed during one call, so the smoothing bucket depends only on the word w:
-its cumulative sums over k are built once per distinct word of the minibatch per call
-(`_word_tables`), and its total s_w is the last of them. The document bucket is non-zero only
-on the topics present in the document, kept as an ascending list. A token draws u, sets
-target = u (r + s_w) with r = sum over present topics of beta_wk N_-n,k, and picks in the
-document bucket (walking the present topics in ascending order) if target < r, else in the
-smoothing bucket (binary search of target - r in the word's cumulative sums). The initial
-sample z^0 ~ Mult(beta_w / sum_k beta_wk) uses the word's cumulative sums of beta_wk the same
-way. The random numbers are consumed exactly as by the dense kernel (one uniform per token and
-the same permutations), but a uniform maps to a topic differently, so the chains differ from
-the dense kernel's while sampling the same conditionals (tests/test_gibbs_estep_sparse.py).
+its total s_w is computed once per distinct word of the minibatch per call
+(`smoothing_totals`, O(U K)). The document bucket is non-zero only on the topics present in the
+document, kept as an ascending list. A token draws u, sets target = u (r + s_w) with r = sum
+over present topics of beta_wk N_-n,k, and picks in the document bucket (the running sums over
+the present topics in ascending order, `document_bucket` and `pick_present`) if target < r,
+else in the smoothing bucket by walking beta_wk alpha_k over k (`walk_topics`, O(K): on debian
+and newsarticles at K = 100 fewer than 2% of the draws, so no per-word cumulative table is
+built). The initial sample z^0 ~ Mult(beta_w / sum_k beta_wk) is the dense kernel's
+(`kernels.gibbs_estep.initial_sample`, the same draws), and so are the scan order and the random
+numbers (a fresh permutation per pass, one uniform per token), but in the passes a uniform maps to a topic
+differently, so the chains differ from the dense kernel's while sampling the same conditionals
+(tests/test_gibbs_estep_sparse.py).
 
 Recording (Algorithm 2, final loop), RECORD_CONDITIONALS: with m_k = N_dk^t + alpha_k and
 Z_n = sum_k beta_wk m_k - beta_{w z_n}, the averaged conditional of an entry j (word w) adds
@@ -43,29 +45,40 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .gibbs_estep import RECORD_CONDITIONALS, RECORD_SAMPLE, _record_sample, length_term
-from .random import next_uniform, random_permutation
+from .gibbs_estep import (CHUNK, RECORD_CONDITIONALS, RECORD_SAMPLE, _record_sample, initial_sample,
+                          length_term, token_words)
+from .random import permute, uniform_step
 
 
-@njit(cache=True, parallel=True)
-def _word_tables(word_topic_weights, alpha, with_initial):
-    """Per local word w, the cumulative sums over k of beta_wk alpha_k (U x K) and, if
-    ``with_initial``, of beta_wk (for the initial sample; else an empty U x 0 array)."""
+@njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
+def smoothing_totals(word_topic_weights, alpha):
+    """s_w = sum_k beta_wk alpha_k, the smoothing bucket's mass, per local word w (U)."""
     n_words, n_topics = word_topic_weights.shape
-    smoothing = np.empty((n_words, n_topics))
-    initial = np.empty((n_words, n_topics if with_initial else 0))
+    totals = np.empty(n_words)
     for w in prange(n_words):
         weights = word_topic_weights[w]
         total = 0.0
         for k in range(n_topics):
             total += weights[k] * alpha[k]
-            smoothing[w, k] = total
-        if with_initial:
-            total = 0.0
-            for k in range(n_topics):
-                total += weights[k]
-                initial[w, k] = total
-    return smoothing, initial
+        totals[w] = total
+    return totals
+
+
+@njit(cache=True, inline="always")
+def walk_topics(weights, alpha, target):
+    """The first k whose running sum of beta_wk alpha_k (``weights`` = beta_w) exceeds
+    ``target`` (0 <= target < s_w), walking k = 0, 1, ...; if rounding leaves the walk short,
+    the last k of positive mass. O(K), for the rare draws that need it."""
+    cumulative = 0.0
+    last = 0
+    for k in range(weights.size):
+        mass = weights[k] * alpha[k]
+        if mass > 0.0:
+            cumulative += mass
+            last = k
+            if cumulative > target:
+                return k
+    return last
 
 
 @njit(cache=True, inline="always")
@@ -87,56 +100,62 @@ def search_cumulative(table, w, target):
 
 
 @njit(cache=True, inline="always")
+def document_bucket(weights, present, present_counts, n_present, prefix):
+    """The document bucket's mass sum_i beta_{w present[i]} N_-n,present[i] over the present
+    list, its running sums left in ``prefix``."""
+    document_mass = 0.0
+    for i in range(n_present):
+        document_mass += weights[present[i]] * present_counts[i]
+        prefix[i] = document_mass
+    return document_mass
+
+
+@njit(cache=True, inline="always")
+def pick_present(prefix, n_present, target):
+    """The position in the present list whose running-sum interval holds ``target`` (<
+    prefix[n_present - 1]): the number of running sums <= target, branch-free, which skips
+    zero-mass topics."""
+    position = 0
+    for i in range(n_present):
+        position += prefix[i] <= target
+    return position
+
+
+@njit(cache=True, inline="always")
 def sample_two_buckets(weights, present, present_counts, n_present, prefix, smoothing_table, w,
                        u):
     """Position in the present list (>= 0) or, encoded as -1 - k, the topic k of the smoothing
     bucket, drawn proportionally to beta_wk (N_-n,k + alpha_k) from the uniform ``u``.
 
     ``weights`` = beta_w (K), ``present[i]`` the i-th present topic (ascending) and
-    ``present_counts[i]`` its count N_-n,k. The document bucket is the running sum of
-    beta_wk N_-n,k over the present list (``prefix``); the pick is the number of running sums
-    <= target (branch-free), which skips zero-mass topics."""
-    document_mass = 0.0
-    for i in range(n_present):
-        document_mass += weights[present[i]] * present_counts[i]
-        prefix[i] = document_mass
+    ``present_counts[i]`` its count N_-n,k; ``smoothing_table[w]`` the cumulative sums of
+    beta_wk alpha_k (searched by `search_cumulative`)."""
+    document_mass = document_bucket(weights, present, present_counts, n_present, prefix)
     target = u * (document_mass + smoothing_table[w, smoothing_table.shape[1] - 1])
     if target < document_mass:
-        position = 0
-        for i in range(n_present):
-            position += prefix[i] <= target
-        return position
+        return pick_present(prefix, n_present, target)
     return -1 - search_cumulative(smoothing_table, w, target - document_mass)
 
 
 @njit(cache=True)
-def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothing_table,
-                            initial_table, alpha, digamma_alpha, digamma_alpha_sum, alpha_sum,
-                            initial_seed, first_pass, n_passes, record_from, record_mode, z,
-                            counts, state, entry_topic, log_theta, inverse_sums, add_smoothing):
-    """`kernels.gibbs_estep._document_passes` with the two-bucket sampler (module docstring).
+def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothing_total, alpha,
+                            digamma_alpha, digamma_alpha_sum, alpha_sum, initial_seed,
+                            first_pass, n_passes, record_from, record_mode, z, counts, state,
+                            entry_topic, log_theta, inverse_sums, add_smoothing):
+    """`kernels.gibbs_estep._document_passes` with the two-bucket sampler (module docstring):
+    the same scan orders, one uniform per token.
 
     The present topics are an ascending list (``present``; ``position[k]`` its index or -1)
     with their counts alongside, so the draws depend on the set of present topics only, not on
     the history of calls. ``counts`` (K) is written back at the end."""
     n_entries = entry_word.size
-    n_tokens = z.size
     n_topics = alpha.size
-    token_word = np.empty(n_tokens, dtype=np.int64)
-    n = 0
-    for j in range(n_entries):
-        for _ in range(entry_count[j]):
-            token_word[n] = entry_word[j]
-            n += 1
     if first_pass == 0:
-        state[0] = initial_seed
-        counts[:] = 0.0
-        for n in range(n_tokens):
-            w = token_word[n]
-            k = search_cumulative(initial_table, w,
-                                  next_uniform(state) * initial_table[w, n_topics - 1])
-            z[n] = k
-            counts[k] += 1.0
+        n_chunks = (n_topics + CHUNK - 1) // CHUNK
+        stream = initial_sample(entry_word, entry_count, word_topic_weights, initial_seed, z,
+                                counts, np.zeros(n_chunks * CHUNK), np.empty(n_chunks))
+    else:
+        stream = state[0]
     present = np.empty(n_topics, dtype=np.int64)
     position = np.full(n_topics, -1, dtype=np.int64)
     present_counts = np.empty(n_topics)
@@ -148,26 +167,32 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothi
             present_counts[n_present] = counts[k]
             n_present += 1
     prefix = np.empty(n_topics)
-    order = np.empty(n_tokens, dtype=np.int64)
+    token_word = token_words(entry_word, entry_count, z.size)
+    order = np.empty(z.size, dtype=np.int64)
     n_recorded = 0
     for t in range(first_pass, first_pass + n_passes):
-        random_permutation(state, n_tokens, order)
-        for i in range(n_tokens):
+        stream = permute(stream, z.size, order)
+        for i in range(z.size):
             n = order[i]
             w = token_word[n]
+            weights = word_topic_weights[w]
             p = position[z[n]]
             present_counts[p] -= 1.0
             if present_counts[p] == 0.0:
                 n_present = leave_present(p, n_present, present, position, present_counts)
-            n_present = draw_into(word_topic_weights[w], smoothing_table, w, next_uniform(state),
-                                  z, n, present, position, present_counts, n_present, prefix)
+            stream, u = uniform_step(stream)
+            document_mass = document_bucket(weights, present, present_counts, n_present, prefix)
+            target = u * (document_mass + smoothing_total[w])
+            p = (pick_present(prefix, n_present, target) if target < document_mass
+                 else -1 - walk_topics(weights, alpha, target - document_mass))
+            n_present = count_draw(p, z, n, present, position, present_counts, n_present)
         if t < record_from:
             continue
         n_recorded += 1
         if record_mode == RECORD_SAMPLE:
             _record_sample(0, n_entries, 0, entry_count, z, entry_topic)
         else:
-            _record_present_part(entry_word, entry_count, word_topic_weights, smoothing_table,
+            _record_present_part(entry_word, entry_count, word_topic_weights, smoothing_total,
                                  present, present_counts, n_present, z, entry_topic,
                                  inverse_sums)
         for i in range(n_present):
@@ -176,6 +201,7 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothi
             for m in range(int(present_counts[i])):
                 value += 1.0 / (alpha[k] + m)
             log_theta[k] += value
+    state[0] = stream
     counts[:] = 0.0
     for i in range(n_present):
         counts[present[i]] = present_counts[i]
@@ -183,7 +209,7 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothi
         return
     if record_mode == RECORD_CONDITIONALS and add_smoothing:
         _add_smoothing_part(entry_word, word_topic_weights, alpha, inverse_sums, entry_topic)
-    length = length_term(digamma_alpha_sum, alpha_sum, n_tokens)
+    length = length_term(digamma_alpha_sum, alpha_sum, z.size)
     for k in range(n_topics):
         log_theta[k] += n_recorded * (digamma_alpha[k] - length)
 
@@ -225,6 +251,14 @@ def draw_into(weights, smoothing, row, uniform, topics, token, present, position
     (``smoothing[row]``: the cumulative weights_k alpha_k), entering a topic new to the present
     list, and count it; returns the new number of present topics."""
     p = sample_two_buckets(weights, present, counts, n_present, masses, smoothing, row, uniform)
+    return count_draw(p, topics, token, present, position, counts, n_present)
+
+
+@njit(cache=True, inline="always")
+def count_draw(p, topics, token, present, position, counts, n_present):
+    """Set ``topics[token]`` to the draw ``p`` (a position in the present list, or -1 - k for
+    topic k of the smoothing bucket, as `sample_two_buckets` returns), entering a topic new to
+    the present list, and count it; returns the new number of present topics."""
     if p < 0:
         k = -1 - p
         p = position[k]
@@ -237,7 +271,7 @@ def draw_into(weights, smoothing, row, uniform, topics, token, present, position
 
 
 @njit(cache=True, inline="always")
-def _record_present_part(entry_word, entry_count, word_topic_weights, smoothing_table, present,
+def _record_present_part(entry_word, entry_count, word_topic_weights, smoothing_total, present,
                          present_counts, n_present, token_topic, entry_topic, inverse_sums):
     """The present-topic terms of one pass's recorded conditionals (module docstring):
     beta_wk N_dk S_j - sum_n [z_n = k] beta_wk / Z_n per entry j, and S_j added to
@@ -246,7 +280,7 @@ def _record_present_part(entry_word, entry_count, word_topic_weights, smoothing_
     for j in range(entry_word.size):
         w = entry_word[j]
         weights = word_topic_weights[w]
-        norm = smoothing_table[w, smoothing_table.shape[1] - 1]
+        norm = smoothing_total[w]
         for i in range(n_present):
             norm += weights[present[i]] * present_counts[i]
         inverse_sum = 0.0

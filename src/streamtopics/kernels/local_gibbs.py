@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit, prange
 
 from .gibbs_estep import NO_MASK_VALUES, _document_passes, _restricted_document_passes
-from .gibbs_estep_sparse import _sparse_document_passes, _word_tables
+from .gibbs_estep_sparse import _sparse_document_passes, smoothing_totals
 from .random import stream_seed
 from .topic_mask import NO_MASK_PTR, NO_MASK_TOPICS, allowed_topics
 
@@ -51,10 +51,7 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
     alpha_sum = 0.0
     for k in range(n_topics):
         alpha_sum += alpha[k]
-    if sparse:
-        smoothing_table, initial_table = _word_tables(word_topic_weights, alpha, first_pass == 0)
-    else:
-        smoothing_table, initial_table = np.empty((0, 0)), np.empty((0, 0))
+    smoothing_total = smoothing_totals(word_topic_weights, alpha) if sparse else np.empty(0)
     add_smoothing = entry_inverse.size == 0
     inverse_sums = np.zeros(entry_word.size if sparse else 0) if add_smoothing else entry_inverse
     for d in prange(n_docs):
@@ -72,10 +69,10 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
         elif sparse:
             _sparse_document_passes(
                 entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
-                word_topic_weights, smoothing_table, initial_table, alpha, digamma_alpha,
-                digamma_alpha_sum, alpha_sum, initial_seed, first_pass, n_passes, record_from,
-                record_mode, token_topic[first_token:last_token], doc_topic_counts[d],
-                rng_state[d:d + 1], entry_topic[first_entry:last_entry], doc_log_theta[d],
+                word_topic_weights, smoothing_total, alpha, digamma_alpha, digamma_alpha_sum,
+                alpha_sum, initial_seed, first_pass, n_passes, record_from, record_mode,
+                token_topic[first_token:last_token], doc_topic_counts[d], rng_state[d:d + 1],
+                entry_topic[first_entry:last_entry], doc_log_theta[d],
                 inverse_sums[first_entry:last_entry], add_smoothing)
         else:
             _document_passes(

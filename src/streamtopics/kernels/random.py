@@ -38,10 +38,19 @@ def stream_seed(seed, minibatch, document):
 
 
 @njit(cache=True, inline="always")
+def uniform_step(state):
+    """The stream state after ``state`` (a uint64) and the float64 uniform on [0, 1) it gives:
+    the numbers of `next_uniform`, for a hot loop that keeps its state in a local variable (a
+    register) instead of an array element every store might alias."""
+    state = state + _GOLDEN
+    return state, (_mix(state) >> uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, inline="always")
 def next_uniform(state):
     """A float64 uniform on [0, 1) from the stream ``state`` (length-1 uint64 array), advanced."""
-    state[0] += _GOLDEN
-    return (_mix(state[0]) >> uint64(11)) * (1.0 / 9007199254740992.0)
+    state[0], uniform = uniform_step(state[0])
+    return uniform
 
 
 @njit(cache=True)
@@ -52,14 +61,23 @@ def new_stream(seed, minibatch, document):
     return state
 
 
-@njit(cache=True)
-def random_permutation(state, n, out):
-    """Fill ``out[:n]`` with a uniform random permutation of 0..n-1 (Fisher-Yates)."""
+@njit(cache=True, inline="always")
+def permute(state, n, out):
+    """Fill ``out[:n]`` with a uniform random permutation of 0..n-1 (Fisher-Yates) drawn from the
+    stream state ``state`` (a uint64, as `uniform_step`); returns the state advanced."""
     for i in range(n):
         out[i] = i
     for i in range(n - 1, 0, -1):
-        j = int(next_uniform(state) * (i + 1))
+        state, uniform = uniform_step(state)
+        j = int(uniform * (i + 1))
         out[i], out[j] = out[j], out[i]
+    return state
+
+
+@njit(cache=True)
+def random_permutation(state, n, out):
+    """`permute` from the stream ``state`` (length-1 uint64 array), advanced in place."""
+    state[0] = permute(state[0], n, out)
 
 
 def content_key(word_ids: np.ndarray, counts: np.ndarray) -> int:
