@@ -8,7 +8,8 @@ parameters, P = 20 passes, the last quarter recorded, as G-OEM runs them. Times 
 of this thread (best of ``--repeats``), summed over the minibatches, and differenced:
 
 * ``per call``: a call of one unrecorded pass less one pass (the sparse kernel's per-word
-  tables, the initial sample, and what the first pass loses to cold caches);
+  smoothing totals (per-word cumulative tables before issue 12), the initial sample, and what
+  the first pass loses to cold caches);
 * ``pass``: (20 unrecorded passes - 1 unrecorded pass) / 19, split into the random numbers the
   pass draws (timed by a kernel drawing the same numbers and nothing else: ``uniforms`` and the
   ``scan order``) and the rest, ``draw`` (the conditional, the search and, sparse, the
@@ -127,7 +128,8 @@ def profile(corpus_name, n_topics, args):
     seconds = {name: _seconds(function, args.repeats) for name, function in times.items()}
     n_tokens = train.n_tokens
     per_pass = (seconds["unrecorded"] - seconds["one"]) / (PASSES - 1)
-    parts = {"per call: tables, initial sample, first pass's cold caches": seconds["one"] - per_pass}
+    parts = {"per call: word tables, initial sample, first pass's cold caches":
+             seconds["one"] - per_pass}
     parts["passes: uniforms of the draws"] = seconds["uniforms"] * PASSES / (PASSES + 1)
     parts["passes: scan order"] = seconds["scan order"]
     parts["passes: draw (conditional, search, present list)"] = (

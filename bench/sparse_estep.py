@@ -14,8 +14,9 @@ reporting training documents/s, the ratio to each gensim run, the time inside th
 per token x local pass (and per token x pass x topic), and the held-out log-perplexity per
 document (left-to-right, 10 particles, the same seed for every model so differences are paired)
 with the paired standard error of the difference to the dense kernel: the sparse kernel must
-not change the answer beyond noise. One thread (numba, BLAS); each streamtopics timing is the
-best of ``--repeats`` fits (the machine may be shared); numba compilation is done beforehand.
+not change the answer beyond noise. One thread (numba, BLAS); times are CPU seconds of the
+process (the machine may be shared), each streamtopics timing the best of ``--repeats`` fits;
+numba compilation is done beforehand.
 
 Usage: python bench/sparse_estep.py [--corpora debian newsarticles] [--topics 10 100]
            [--train-documents 6000] [--test-documents 300] [--repeats 2] [--no-gensim]
@@ -49,9 +50,9 @@ def fit_goem(train, n_topics, sampler, clock):
     model = OnlineLDA(n_topics, method="g-oem", batch_size=100, local_passes=LOCAL_PASSES,
                       n_passes=1, random_state=0, local_sampler=sampler)
     clock.seconds = 0.0
-    started = time.perf_counter()
+    started = time.process_time()
     model.fit(train)
-    return time.perf_counter() - started, clock.seconds, model.components_, model.doc_topic_prior_
+    return time.process_time() - started, clock.seconds, model.components_, model.doc_topic_prior_
 
 
 def fit_gensim(train, n_topics, chunksize):
@@ -61,10 +62,10 @@ def fit_gensim(train, n_topics, chunksize):
                     counts.data[counts.indptr[d]:counts.indptr[d + 1]].tolist()))
            for d in range(counts.shape[0])]
     id2word = {i: str(w) for i, w in enumerate(train.vocabulary)}
-    started = time.perf_counter()
+    started = time.process_time()
     model = LdaModel(bow, num_topics=n_topics, id2word=id2word, passes=1, chunksize=chunksize,
                      eval_every=None, random_state=0)
-    seconds = time.perf_counter() - started
+    seconds = time.process_time() - started
     return seconds, None, model.get_topics(), np.asarray(model.alpha, dtype=np.float64)
 
 
@@ -137,7 +138,7 @@ def main() -> None:
     parser.add_argument("--no-gensim", action="store_true")
     args = parser.parse_args()
     # the Gibbs E-step kernel (dense or sparse), wrapped where `GibbsRun.advance` looks it up
-    clock = KernelClock([(gibbs_estep, "gibbs_sweeps")])
+    clock = KernelClock([(gibbs_estep, "gibbs_sweeps")], time.process_time)
     warm_up = read_corpus_dir(CORPORA / args.corpora[0], "train")[:200]
     for sampler in ("dense", "sparse"):  # compile outside the timing
         fit_goem(warm_up, 40, sampler, clock)
@@ -148,7 +149,7 @@ def main() -> None:
                                    "machine": platform.processor() or platform.machine(),
                                    "rows": rows},
                   f"Sparse vs dense local Gibbs E-step (one thread, one pass, P = {LOCAL_PASSES}, "
-                  "minibatches of 100)", command_line(), table.split("\n"))
+                  "minibatches of 100, CPU seconds)", command_line(), table.split("\n"))
     print(table)
 
 
