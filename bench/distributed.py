@@ -235,22 +235,25 @@ class _Capture:
         return map(function, self.tasks)
 
 
-def _time_chunks(task, repeat: int) -> list[float]:
-    """Wall seconds of `run_chunk` on ``task``, ``repeat`` times after one untimed run (in a
-    worker process of `two_process_ceiling`)."""
-    from streamtopics.inference.estep_chunks import run_chunk
-    run_chunk(task)
+def _wall_seconds(call, repeat: int) -> list[float]:
+    """Wall seconds of ``call()``, ``repeat`` times after one untimed call."""
+    call()
     seconds = []
     for _ in range(repeat):
         started = time.perf_counter()
-        run_chunk(task)
+        call()
         seconds.append(time.perf_counter() - started)
     return seconds
 
 
+def _time_chunks(task, repeat: int) -> list[float]:
+    """Wall seconds of `run_chunk` on ``task`` (in a worker process of `two_process_ceiling`)."""
+    from streamtopics.inference.estep_chunks import run_chunk
+    return _wall_seconds(lambda: run_chunk(task), repeat)
+
+
 def _time_arithmetic(iterations: int, repeat: int) -> list[float]:
-    """Wall seconds of a register-only numba loop of ``iterations`` (no memory traffic),
-    ``repeat`` times."""
+    """Wall seconds of a register-only numba loop of ``iterations`` (no memory traffic)."""
     from numba import njit
 
     @njit(cache=False)
@@ -261,12 +264,7 @@ def _time_arithmetic(iterations: int, repeat: int) -> list[float]:
         return x
 
     spin(10)
-    seconds = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        spin(iterations)
-        seconds.append(time.perf_counter() - started)
-    return seconds
+    return _wall_seconds(lambda: spin(iterations), repeat)
 
 
 def _ratio(pool, function, argument, repeat: int) -> tuple[float, float]:
