@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 from scipy.special import digamma
 
@@ -174,7 +175,7 @@ class GibbsRun:
         # The sparse kernel's recorded conditionals leave their smoothing part to this driver.
         deferred = sparse and self.estimator.record_mode == RECORD_CONDITIONALS
         inverse = np.zeros(batch.n_entries) if deferred else NO_MASK_VALUES
-        gibbs_sweeps(*arguments, sparse, inverse)
+        gibbs_sweeps(*arguments, sparse, inverse, numba.get_num_threads())
         if deferred and recorded:
             self._add_word_smoothing(weights, alpha, inverse)
         self.n_recorded += recorded

@@ -13,6 +13,7 @@ from numba import njit, prange
 from .gibbs_estep import NO_MASK_VALUES, _document_passes, _restricted_document_passes
 from .gibbs_estep_sparse import _sparse_document_passes, smoothing_totals
 from .random import stream_seed
+from .schedule import balanced_parts
 from .topic_mask import NO_MASK_PTR, NO_MASK_TOPICS, allowed_topics
 
 
@@ -23,7 +24,7 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
                  token_topic, doc_topic_counts, rng_state, entry_topic, doc_log_theta,
                  mask_ptr=NO_MASK_PTR, mask_topics=NO_MASK_TOPICS,
                  mask_digamma_alpha_sum=NO_MASK_VALUES, sparse=False,
-                 entry_inverse=NO_MASK_VALUES):
+                 entry_inverse=NO_MASK_VALUES, n_threads=0):
     """Run Gibbs passes ``first_pass .. first_pass + n_passes - 1`` on every document, with the
     sparse kernel if ``sparse`` (record_mode RECORD_CONDITIONALS or RECORD_SAMPLE), else the
     dense one.
@@ -42,9 +43,10 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
     document runs the dense `_restricted_document_passes` with either kernel.
     ``entry_inverse`` (entries, optional, sparse kernel): where S_j goes when the caller adds the
     smoothing part of the conditionals itself (`kernels.gibbs_estep_sparse`); masked documents
-    still record their full conditionals in ``entry_topic``.
+    still record their full conditionals in ``entry_topic``. ``n_threads``: the numba threads
+    running the call, over which the documents are dealt by their lengths (`kernels.schedule`;
+    0: numba's own split); it never changes the results.
     """
-    n_docs = doc_ptr.size - 1
     n_topics = alpha.size
     # A plain loop: numba would turn alpha.sum() here into a parallel reduction whose rounding
     # depends on the thread count, and the model would then depend on it too.
@@ -54,30 +56,33 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
     smoothing_total = smoothing_totals(word_topic_weights, alpha) if sparse else np.empty(0)
     add_smoothing = entry_inverse.size == 0
     inverse_sums = np.zeros(entry_word.size if sparse else 0) if add_smoothing else entry_inverse
-    for d in prange(n_docs):
-        first_entry, last_entry = doc_ptr[d], doc_ptr[d + 1]
-        first_token, last_token = token_ptr[d], token_ptr[d + 1]
-        initial_seed = stream_seed(seed, minibatch, first_document + d)
-        topics = allowed_topics(d, mask_ptr, mask_topics, n_topics)
-        if topics.size:
-            _restricted_document_passes(
-                topics, entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
-                word_topic_weights, alpha, digamma_alpha, mask_digamma_alpha_sum[d],
-                initial_seed, first_pass, n_passes, record_from, record_mode,
-                token_topic[first_token:last_token], doc_topic_counts[d], rng_state[d:d + 1],
-                entry_topic[first_entry:last_entry], doc_log_theta[d])
-        elif sparse:
-            _sparse_document_passes(
-                entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
-                word_topic_weights, smoothing_total, alpha, digamma_alpha, digamma_alpha_sum,
-                alpha_sum, initial_seed, first_pass, n_passes, record_from, record_mode,
-                token_topic[first_token:last_token], doc_topic_counts[d], rng_state[d:d + 1],
-                entry_topic[first_entry:last_entry], doc_log_theta[d],
-                inverse_sums[first_entry:last_entry], add_smoothing)
-        else:
-            _document_passes(
-                entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
-                word_topic_weights, alpha, digamma_alpha, digamma_alpha_sum, alpha_sum,
-                initial_seed, first_pass, n_passes, record_from, record_mode,
-                token_topic[first_token:last_token], doc_topic_counts[d], rng_state[d:d + 1],
-                entry_topic[first_entry:last_entry], doc_log_theta[d])
+    part_ptr, documents = balanced_parts(token_ptr, n_threads)
+    for part in prange(part_ptr.size - 1):
+        for i in range(part_ptr[part], part_ptr[part + 1]):
+            d = documents[i]
+            first_entry, last_entry = doc_ptr[d], doc_ptr[d + 1]
+            first_token, last_token = token_ptr[d], token_ptr[d + 1]
+            initial_seed = stream_seed(seed, minibatch, first_document + d)
+            topics = allowed_topics(d, mask_ptr, mask_topics, n_topics)
+            if topics.size:
+                _restricted_document_passes(
+                    topics, entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
+                    word_topic_weights, alpha, digamma_alpha, mask_digamma_alpha_sum[d],
+                    initial_seed, first_pass, n_passes, record_from, record_mode,
+                    token_topic[first_token:last_token], doc_topic_counts[d], rng_state[d:d + 1],
+                    entry_topic[first_entry:last_entry], doc_log_theta[d])
+            elif sparse:
+                _sparse_document_passes(
+                    entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
+                    word_topic_weights, smoothing_total, alpha, digamma_alpha, digamma_alpha_sum,
+                    alpha_sum, initial_seed, first_pass, n_passes, record_from, record_mode,
+                    token_topic[first_token:last_token], doc_topic_counts[d], rng_state[d:d + 1],
+                    entry_topic[first_entry:last_entry], doc_log_theta[d],
+                    inverse_sums[first_entry:last_entry], add_smoothing)
+            else:
+                _document_passes(
+                    entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
+                    word_topic_weights, alpha, digamma_alpha, digamma_alpha_sum, alpha_sum,
+                    initial_seed, first_pass, n_passes, record_from, record_mode,
+                    token_topic[first_token:last_token], doc_topic_counts[d], rng_state[d:d + 1],
+                    entry_topic[first_entry:last_entry], doc_log_theta[d])
