@@ -180,6 +180,45 @@ def test_aligned_runs_merged_separately_give_the_tree_sum_bit_for_bit():
     assert not np.array_equal(left_to_right.word_topic, whole.word_topic)
 
 
+@pytest.mark.parametrize("n_documents", [2 * BLOCK_DOCUMENTS, 3 * BLOCK_DOCUMENTS - 1,
+                                         7 * BLOCK_DOCUMENTS + 5, 11 * BLOCK_DOCUMENTS,
+                                         17 * BLOCK_DOCUMENTS + 3])
+@pytest.mark.parametrize("options", [{"sampler": "sparse"}, {"sampler": "dense"},
+                                     {"sampler": "sparse", "last_sample": True}, "masked"])
+def test_one_gibbs_run_over_the_blocks_gives_the_sums_of_a_run_per_block(n_documents, options):
+    """`GibbsRun.block_statistics` (what `run_chunk` does for Gibbs estimators) against the
+    plain way: a local run per block, the blocks' statistics merged along the tree."""
+    from streamtopics.inference.gibbs_estep import GibbsEstimator
+    from streamtopics.inference.topic_mask import TopicMask
+    rng = np.random.default_rng(n_documents)
+    lengths = rng.geometric(0.05, size=n_documents)
+    counts = sp.csr_matrix((np.ones(lengths.sum()), (np.repeat(np.arange(n_documents), lengths),
+                                                   rng.zipf(1.3, lengths.sum()) % 300)),
+                           shape=(n_documents, 300))
+    counts.sum_duplicates()
+    mask = None
+    if options == "masked":
+        mask = TopicMask.from_indicator(rng.random((n_documents, 40)) < 0.3)
+        options = {"sampler": "sparse"}
+    batch = Minibatch.from_counts(counts, first_document=3, topic_mask=mask)
+    local = GibbsEstimator(passes=6, **options)
+    weights = rng.dirichlet(np.full(40, 0.3), size=batch.words.size)
+    weights[::17] = 0.0  # words no topic has seen
+    alpha = rng.uniform(0.05, 0.5, size=40)
+    blocks = []
+    for start in range(0, n_documents, BLOCK_DOCUMENTS):
+        block = batch.documents(start, min(start + BLOCK_DOCUMENTS, n_documents))
+        run = local.begin(block, 40, 9, 4)
+        run.advance(weights[np.searchsorted(batch.words, block.words)], alpha, 6)
+        blocks.append(run.statistics())
+    expected = tree_merge(blocks)
+    chunked = run_chunk(ChunkTask(local, batch, weights, alpha, 40, 9, 4))
+    np.testing.assert_array_equal(chunked.words, expected.words)
+    np.testing.assert_array_equal(chunked.word_topic, expected.word_topic)
+    np.testing.assert_array_equal(chunked.log_theta, expected.log_theta)
+    assert chunked.n_documents == expected.n_documents == n_documents
+
+
 def test_chunks_are_aligned_runs_of_a_power_of_two_blocks():
     assert chunk_bounds(250, 1) == [(0, 250)]
     assert chunk_bounds(1000, 3) == [(0, 400), (400, 800), (800, 1000)]

@@ -42,6 +42,9 @@ from .stats import MinibatchStats
 
 BLOCK_DOCUMENTS = 100
 """Documents per block, the unit of the fixed summation tree (and the finest chunk)."""
+RUN_BLOCKS = 16
+"""At most this many blocks in one local run, for estimators that run several at once: a
+power of two (an aligned subtree), bounding a run's memory (its entries x K arrays)."""
 
 
 def independent_documents(local: LocalEstimator) -> bool:
@@ -145,21 +148,29 @@ def run_with_shared(function: Callable[[ChunkTask], MinibatchStats], task: Chunk
 def run_chunk(task: ChunkTask) -> MinibatchStats:
     """The statistics of a chunk: one local run per block, merged along the fixed tree as the
     blocks finish (`tree_merge`: a few partial sums alive, not every block's). A module-level
-    function of its argument alone, so any worker process can run it."""
+    function of its argument alone, so any worker process can run it.
+
+    A local estimator whose runs can sum their documents block by block themselves
+    (``runs_blocks_at_once``, the Gibbs estimator's `block_statistics`) runs up to
+    `RUN_BLOCKS` blocks at once, an aligned subtree of the tree, so the sums are the same: one
+    kernel call deals their documents over all the threads, and no block's statistics are
+    built."""
     batch = task.batch
     words = batch.words if task.weight_words is None else task.weight_words
     size = BLOCK_DOCUMENTS if independent_documents(task.local) else batch.n_documents
+    together = RUN_BLOCKS if getattr(task.local, "runs_blocks_at_once", False) else 1
 
-    def blocks():
-        for start in range(0, batch.n_documents, size):
-            block = batch.documents(start, min(start + size, batch.n_documents))
-            rows = task.weights if block.words is words else task.weights[
-                np.searchsorted(words, block.words)]
-            run = task.local.begin(block, task.n_topics, task.seed, task.step)
+    def runs():
+        for start in range(0, batch.n_documents, together * size):
+            part = batch.documents(start, min(start + together * size, batch.n_documents))
+            rows = task.weights if part.words is words else task.weights[
+                np.searchsorted(words, part.words)]
+            run = task.local.begin(part, task.n_topics, task.seed, task.step)
             run.advance(rows, task.alpha, task.local.passes)
-            yield run.statistics()
+            yield run.statistics() if part.n_documents <= size else run.block_statistics(
+                size, tree_merge)
 
-    return tree_merge(blocks())
+    return tree_merge(runs())
 
 
 def chunk_bounds(n_documents: int, n_chunks: int, first_block: int = 0) -> list[tuple[int, int]]:

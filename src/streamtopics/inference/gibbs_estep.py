@@ -48,7 +48,7 @@ from scipy.special import digamma
 from ..kernels.gibbs_estep import (NO_MASK_VALUES, RECORD_CONDITIONALS, RECORD_DENSE,
                                    RECORD_SAMPLE)
 from ..kernels.local_gibbs import gibbs_sweeps
-from ..kernels.statistics import add_scaled_rows, has_empty_row
+from ..kernels.statistics import add_scaled_rows, has_empty_row, tree_block_totals
 from ..kernels.topic_mask import NO_MASK_PTR, NO_MASK_TOPICS
 from .minibatch import Minibatch
 from .stats import MinibatchStats
@@ -60,6 +60,7 @@ from .topic_mask import kernel_mask
 # Also keeps small models (and the bit-identity fingerprints of tests/) on the dense chain.
 SPARSE_MIN_TOPICS = 32
 SAMPLERS = ("auto", "sparse", "dense")
+NO_ROWS = np.zeros((0, 0))
 
 
 def local_word_weights(weights: np.ndarray) -> np.ndarray:
@@ -89,6 +90,8 @@ class GibbsEstimator:
     sampler: str = "auto"
 
     name = "gibbs"
+    # One run may cover several blocks of a chunk (`GibbsRun.block_statistics`).
+    runs_blocks_at_once = True
 
     @property
     def record_mode(self) -> int:
@@ -220,6 +223,28 @@ class GibbsRun:
                                                 self.word_smoothing),
                               self.doc_log_theta.sum(axis=0) / self.n_recorded,
                               batch.n_documents, batch.n_words)
+
+    def block_statistics(self, size: int, tree) -> MinibatchStats:
+        """The statistics of this run's documents cut in blocks of ``size`` documents, bit for
+        bit those of one run per block merged along ``tree`` (`estep_chunks.tree_merge`): the
+        word rows by `kernels.statistics.tree_block_totals` (in parallel over words), s2 by
+        ``tree`` itself. One run over many blocks instead of a run per block: one kernel call,
+        its documents dealt over all the threads at once, no block's statistics built."""
+        batch = self.batch
+        if len(self.smoothing_calls) > 1:
+            raise ValueError("block statistics need the recorded passes of one call")
+        starts = np.arange(0, batch.n_documents, size)
+        stops = np.minimum(starts + size, batch.n_documents)
+        weights, alpha, inverse = self.smoothing_calls[0] if self.smoothing_calls else (
+            NO_ROWS, NO_MASK_VALUES, NO_MASK_VALUES)
+        word_topic = tree_block_totals(
+            batch.entry_word, self.entry_topic,
+            np.append(batch.doc_ptr[starts], batch.doc_ptr[-1]), batch.words.size, inverse,
+            weights, alpha, float(self.n_recorded))
+        log_theta = tree([self.doc_log_theta[start:stop].sum(axis=0) / self.n_recorded
+                          for start, stop in zip(starts, stops)], np.add)
+        return MinibatchStats(batch.words, word_topic, log_theta, batch.n_documents,
+                              batch.n_words)
 
     def doc_topic(self) -> np.ndarray:
         """Posterior mean of theta_d per document, B x K (rows sum to 1)."""

@@ -12,7 +12,7 @@ expressions (tests/naive.py).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 
 @njit(cache=True)
@@ -129,3 +129,93 @@ def add_scaled_rows(out, scale, weights, alpha):
     for u in range(weights.shape[0]):
         for k in range(weights.shape[1]):
             out[u, k] += scale[u] * weights[u, k] * alpha[k]
+
+
+@njit(cache=True, inline="always")
+def _merge_levels(stack, present, left, right):
+    """``stack[left] = stack[left] + stack[right]`` as `merge_sorted_rows` merges one word's
+    rows (a row absent from one side is copied from the other)."""
+    if present[left] and present[right]:
+        for k in range(stack.shape[1]):
+            stack[left, k] = stack[left, k] + stack[right, k]
+    elif present[right]:
+        stack[left] = stack[right]
+        present[left] = True
+
+
+@njit(cache=True, parallel=True)
+def tree_block_totals(entry_word, entry_topic, block_entry_ptr, n_words, inverse, weights, alpha,
+                      divisor):
+    """The U x K word statistics of consecutive blocks of entries (block b: entries
+    ``block_entry_ptr[b]:block_entry_ptr[b + 1]``), each block's rows summed as a local run of
+    its own sums them, the blocks' rows then merged along the tree of
+    `inference.estep_chunks.tree_merge`; bit for bit what merging the blocks' own statistics
+    gives, without a block's statistics ever being built.
+
+    Block b's row of word w: ``(0 + S_bw beta_w alpha + the entry rows of w in block b, in
+    order) / divisor``, S_bw the sum of ``inverse`` over those entries, in order (the smoothing
+    part of `inference.gibbs_estep.GibbsRun`; left out when ``inverse`` is empty): what
+    ``np.bincount``, `add_scaled_rows` and `group_sums` compute for the block. The tree: the
+    leaves (blocks, in order) are combined as a binary counter (two partial sums of 2^j blocks
+    each make one of 2^(j+1)), and the partial sums left at the end (the binary digits of the
+    number of blocks, largest first) right-nested, first + (second + (...)): the shape of
+    `tree_merge`, whose left part is always the largest power of two below the total. A word
+    missing from a block is absent there, not zero (`_merge_levels`). Words run in parallel,
+    each with its own arithmetic: the result does not depend on the threads."""
+    n_entries, n_topics = entry_topic.shape
+    n_blocks = block_entry_ptr.size - 1
+    word_ptr = np.zeros(n_words + 1, dtype=np.int64)  # entries grouped by word, in order
+    for j in range(n_entries):
+        word_ptr[entry_word[j] + 1] += 1
+    for w in range(n_words):
+        word_ptr[w + 1] += word_ptr[w]
+    filled = word_ptr[:n_words].copy()
+    word_entries = np.empty(n_entries, dtype=np.int64)
+    for j in range(n_entries):
+        word_entries[filled[entry_word[j]]] = j
+        filled[entry_word[j]] += 1
+    depth = 2
+    while (1 << (depth - 2)) < n_blocks:
+        depth += 1
+    smoothing = inverse.size > 0
+    out = np.empty((n_words, n_topics))
+    n_ranges = (n_words + 63) // 64
+    for r in prange(n_ranges):
+        stack = np.empty((depth, n_topics))
+        level = np.empty(depth, dtype=np.int64)
+        present = np.empty(depth, dtype=np.bool_)
+        for w in range(64 * r, min(n_words, 64 * r + 64)):
+            top = 0
+            m, last = word_ptr[w], word_ptr[w + 1]
+            for b in range(n_blocks):
+                stop = block_entry_ptr[b + 1]
+                present[top] = m < last and word_entries[m] < stop
+                level[top] = 0
+                if present[top]:
+                    row = stack[top]
+                    scale = 0.0
+                    if smoothing:
+                        q = m
+                        while q < last and word_entries[q] < stop:
+                            scale += inverse[word_entries[q]]
+                            q += 1
+                    for k in range(n_topics):
+                        row[k] = 0.0 + scale * weights[w, k] * alpha[k] if smoothing else 0.0
+                    while m < last and word_entries[m] < stop:
+                        values = entry_topic[word_entries[m]]
+                        for k in range(n_topics):
+                            row[k] += values[k]
+                        m += 1
+                    if divisor != 1.0:
+                        for k in range(n_topics):
+                            row[k] /= divisor
+                top += 1
+                while top >= 2 and level[top - 1] == level[top - 2]:
+                    _merge_levels(stack, present, top - 2, top - 1)
+                    level[top - 2] += 1
+                    top -= 1
+            while top >= 2:
+                _merge_levels(stack, present, top - 2, top - 1)
+                top -= 1
+            out[w] = stack[0]
+    return out
