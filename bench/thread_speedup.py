@@ -11,7 +11,8 @@ Fits on the first ``--documents`` training documents (0: all of them):
   fixed point, Python) runs on one thread.
 * ``GibbsLDA(K, n_passes=P, burn_in=P // 2, lag=5, n_samples=2, random_state=0)``, P =
   ``--gibbs-passes``: exact collapsed Gibbs sweeps are sequential; the share reported is that
-  of the sweeps.
+  of the sweeps. With ``parallel_blocks=B`` for each ``--gibbs-blocks`` B: the approximate
+  AD-LDA sweeps (`kernels.cgs_blocks`), blocks in parallel; the share is theirs.
 
 Each time is the median (and the best) of ``--repeats`` fits, wall clock, the thread counts
 interleaved; compilation is excluded; BLAS stays at one thread. Wall time means something only
@@ -19,7 +20,8 @@ on an otherwise idle machine (run it through a quiet wrapper on a shared one): t
 the load average. The shares are measured in a separate one-thread fit with the kernels timed.
 
 Usage: python bench/thread_speedup.py [--corpus debian] [--topics 100] [--documents 0]
-           [--batch-sizes 100 1000] [--gibbs-passes 20] [--repeats 3] [--name thread_speedup]
+           [--batch-sizes 100 1000] [--gibbs-passes 20] [--gibbs-blocks 2 4] [--repeats 3]
+           [--name thread_speedup]
 Writes bench/results/NAME.{json,md} and prints the table.
 """
 
@@ -44,16 +46,19 @@ from streamtopics.estimators import GibbsLDA, OnlineLDA  # noqa: E402
 from streamtopics.inference import cgs, gibbs_estep  # noqa: E402
 
 
-def models(n_topics, batch_sizes, gibbs_passes):
+def models(n_topics, batch_sizes, gibbs_passes, gibbs_blocks):
     """name -> (make the model, (module, kernel name) of its parallel or dominant part)."""
     chosen = {f"G-OEM (1 pass, minibatches of {size})": (
         lambda size=size: OnlineLDA(n_topics, method="g-oem", n_passes=1, batch_size=size,
                                     random_state=0),
         (gibbs_estep, "gibbs_sweeps")) for size in batch_sizes}
-    chosen[f"GibbsLDA ({gibbs_passes} passes, exact)"] = (
-        lambda: GibbsLDA(n_topics, n_passes=gibbs_passes, burn_in=gibbs_passes // 2, lag=5,
-                         n_samples=2, random_state=0),
-        (cgs.kernels, "sweep_sparse"))
+    for blocks in (0, *gibbs_blocks):
+        chosen[f"GibbsLDA ({gibbs_passes} passes, "
+               + ("exact)" if blocks == 0 else f"AD-LDA {blocks} blocks)")] = (
+            lambda blocks=blocks: GibbsLDA(n_topics, n_passes=gibbs_passes,
+                                           burn_in=gibbs_passes // 2, lag=5, n_samples=2,
+                                           parallel_blocks=blocks, random_state=0),
+            (cgs.kernels, "sweep_sparse") if blocks == 0 else (cgs.block_kernels, "sweep_blocks"))
     return chosen
 
 
@@ -98,6 +103,7 @@ def main() -> None:
     parser.add_argument("--documents", type=int, default=0)
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[100, 1000])
     parser.add_argument("--gibbs-passes", type=int, default=20)
+    parser.add_argument("--gibbs-blocks", type=int, nargs="*", default=[2, 4])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--name", default="thread_speedup")
     args = parser.parse_args()
@@ -107,7 +113,8 @@ def main() -> None:
     if args.documents:
         documents = documents[:args.documents]
     rows = []
-    for name, (make, target) in models(args.topics, args.batch_sizes, args.gibbs_passes).items():
+    for name, (make, target) in models(args.topics, args.batch_sizes, args.gibbs_passes,
+                                          args.gibbs_blocks).items():
         for threads in (1, 2):
             timed_fit(make, documents[:200], threads)  # compile
         seconds, same = {1: [], 2: []}, True
@@ -137,7 +144,8 @@ def main() -> None:
               f"{r['load_average']:.1f} |" for r in rows]
     lines += ["", f"Medians (best) of {args.repeats} fits per thread count, wall clock, thread "
               "counts interleaved in one process. Kernel share: the one-thread time spent in the "
-              "named kernel (G-OEM: the parallel E-step; GibbsLDA: the sequential sweeps)."]
+              "named kernel (G-OEM: the parallel E-step; GibbsLDA: the sequential sweeps, or "
+              "AD-LDA's parallel ones)."]
     write_results(args.name, {"settings": vars(args), "rows": rows},
                   "1 vs 2 numba threads, same run", command_line(), lines)
     print("\n".join(lines))

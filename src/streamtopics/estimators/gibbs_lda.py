@@ -40,6 +40,16 @@ class GibbsLDA(BatchTopicModel):
         equations 2-3.
     sampler : ``"sparse"`` (SparseLDA buckets, cost per token grows with the topics present in
         the document and the word, not with K) or ``"dense"`` (reference, O(K) per token).
+    parallel_blocks : 0 (default): exact collapsed Gibbs sweeps, one token after the other (a
+        sweep cannot use more than one thread). B >= 2: approximate sweeps that run on several
+        threads, AD-LDA (Newman et al. 2009; `kernels.cgs_blocks`): the documents are cut into
+        B blocks of about equal tokens, each block sweeps against a copy of the topic-word
+        counts taken at the start of the sweep (it does not see the other blocks' moves of
+        that sweep), and the copies are merged after every sweep. Not the exact chain: another
+        model than B = 0 for the same seed, statistically equivalent in practice (planted
+        topics and held-out likelihood as the exact sampler's; tests/test_cgs.py). A seed and
+        B fix the model for any number of threads; use B a multiple of the threads. Memory: a
+        V x K int32 copy per block.
     random_state : int, None or a numpy Generator; everything random flows from it.
 
     Fitted attributes: ``components_`` (K x V, rows sum to 1), ``topic_word_standard_`` (phi
@@ -63,13 +73,15 @@ class GibbsLDA(BatchTopicModel):
         "lag": [Interval(Integral, 1, None)], "n_samples": [Interval(Integral, 1, None)],
         "n_chains": [Interval(Integral, 1, None)],
         "estimator": [Options(cgs.GIBBS_ESTIMATES)], "sampler": [Options(cgs.SAMPLERS)],
+        "parallel_blocks": [Interval(Integral, 0, None)],
     }
 
     def __init__(self, n_topics: int = 10, doc_topic_prior=0.1, topic_word_prior: float = 0.01,
                  optimize_alpha: bool = False, optimize_eta: bool = False,
                  optimize_interval: int = 10, n_passes: int = 200, burn_in: int = 50,
                  lag: int = 5, n_samples: int = 10, n_chains: int = 1, estimator: str = "p",
-                 sampler: str = "sparse", random_state=None, **renamed):
+                 sampler: str = "sparse", parallel_blocks: int = 0, random_state=None,
+                 **renamed):
         self.n_topics = n_topics
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
@@ -83,6 +95,7 @@ class GibbsLDA(BatchTopicModel):
         self.n_chains = n_chains
         self.estimator = estimator
         self.sampler = sampler
+        self.parallel_blocks = parallel_blocks
         self.random_state = random_state
         self._take_renamed(renamed)
 
@@ -112,7 +125,8 @@ class GibbsLDA(BatchTopicModel):
                 n_samples=self.n_samples, sampler=self.sampler, estimator=self.estimator,
                 optimize_alpha_every=every if self.optimize_alpha else 0,
                 optimize_eta_every=every if self.optimize_eta else 0, seed=seed, chain=chain,
-                progress=None if observe is None else (lambda sweep, c=chain: observe(c, sweep)))
+                progress=None if observe is None else (lambda sweep, c=chain: observe(c, sweep)),
+                parallel_blocks=self.parallel_blocks)
             log_likelihoods.append(result.log_likelihood)
             if best is None or result.log_likelihood > best.log_likelihood:
                 best = result

@@ -26,6 +26,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.special import digamma, gammaln
 
 from ..kernels import cgs as kernels
+from ..kernels import cgs_blocks as block_kernels
 from ..kernels.random import content_keys
 from .topic_mask import TopicMask, kernel_mask
 
@@ -127,9 +128,20 @@ class GibbsState:
         return alpha if self.mask is None else alpha * self.mask.indicator()
 
     def sweep(self, alpha: np.ndarray, eta: float, seed: int, stream: int,
-              sampler: str = "sparse") -> None:
-        """Resample every token once, documents in order (equation 1)."""
+              sampler: str = "sparse", blocks: int = 0) -> None:
+        """Resample every token once, documents in order (equation 1); with ``blocks`` >= 2,
+        the approximate AD-LDA sweep over that many blocks of documents in parallel
+        (`kernels.cgs_blocks`)."""
         alpha = np.ascontiguousarray(alpha, dtype=np.float64)
+        if blocks >= 2:
+            block_kernels.sweep_blocks(self.tokens, self.offsets,
+                                       block_kernels.block_bounds(self.offsets, blocks),
+                                       self.assignments, self.doc_topic_counts,
+                                       self.word_topic_counts, self.topic_counts, alpha,
+                                       float(eta), seed, stream, sampler == "sparse",
+                                       *self._kernel_mask)
+            self._word_lists = None
+            return
         documents = np.arange(self.offsets.size - 1, dtype=np.int64)
         if sampler == "dense":
             kernels.sweep_dense(self.tokens, self.offsets, documents, self.assignments,
@@ -297,7 +309,7 @@ def run_chain(tokens, offsets, n_topics: int, n_words: int, alpha, eta: float, *
               sampler: str = "sparse", estimator: str = "p", optimize_alpha_every: int = 0,
               optimize_eta_every: int = 0, seed: int = 0, chain: int = 0,
               progress: Callable[[int], None] | None = None,
-              mask: TopicMask | None = None) -> ChainResult:
+              mask: TopicMask | None = None, parallel_blocks: int = 0) -> ChainResult:
     """Run one chain of ``iterations`` sweeps from a uniformly random start.
 
     Hyperparameters are optimised every ``optimize_*_every`` sweeps (0: never) after the burn-in
@@ -308,6 +320,8 @@ def run_chain(tokens, offsets, n_topics: int, n_words: int, alpha, eta: float, *
     alignment is identity unless the chain switched labels. ``progress(sweep)`` is called after
     every sweep. ``mask``: Labeled LDA (equation 5); its topics are anchored to labels, so
     nothing is aligned, and alpha is not optimised (Minka's update assumes every topic allowed).
+    ``parallel_blocks`` >= 2: approximate AD-LDA sweeps over that many blocks of documents, run
+    in parallel (`GibbsState.sweep`); 0 or 1: the exact sequential sweeps.
     """
     if mask is not None and optimize_alpha_every:
         raise ValueError("alpha cannot be optimised under a topic mask")
@@ -319,7 +333,7 @@ def run_chain(tokens, offsets, n_topics: int, n_words: int, alpha, eta: float, *
     phi_sum = theta_sum = standard_sum = reference = None
     relabelled = 0
     for sweep in range(1, iterations + 1):
-        state.sweep(alpha, eta, seed, chain * _CHAIN_STRIDE + sweep, sampler)
+        state.sweep(alpha, eta, seed, chain * _CHAIN_STRIDE + sweep, sampler, parallel_blocks)
         if burn_in < sweep < keep[0]:
             if optimize_alpha_every and sweep % optimize_alpha_every == 0:
                 alpha = optimize_alpha(state.doc_topic_counts, alpha)
