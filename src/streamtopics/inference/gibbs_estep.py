@@ -134,9 +134,10 @@ class GibbsRun:
         self.doc_log_theta = np.zeros((batch.n_documents, n_topics))
         self.alpha = None
         # Sparse kernel, recorded conditionals: the smoothing part beta_wk alpha_k S_j is added
-        # here, per call that recorded passes (weights, alpha, S_j per entry), and per word.
+        # here, per call that recorded passes (weights, alpha, S_j per entry), and per word;
+        # the first ``smoothed`` calls are in ``word_smoothing`` (built when asked for).
         self.smoothing_calls: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        self.word_smoothing = None
+        self.word_smoothing, self.smoothed = None, 0
 
     @property
     def window_start(self) -> int:
@@ -158,7 +159,7 @@ class GibbsRun:
             self.entry_topic[:] = 0.0
             self.doc_log_theta[:] = 0.0
             self.n_recorded = 0
-            self.smoothing_calls, self.word_smoothing = [], None
+            self.smoothing_calls, self.word_smoothing, self.smoothed = [], None, 0
         alpha = np.ascontiguousarray(alpha, dtype=np.float64)
         batch = self.batch
         # Always every argument: a numba call that leaves defaults out takes the dispatcher's
@@ -180,22 +181,24 @@ class GibbsRun:
         inverse = np.zeros(batch.n_entries) if deferred else NO_MASK_VALUES
         gibbs_sweeps(*arguments, sparse, inverse, numba.get_num_threads())
         if deferred and recorded:
-            self._add_word_smoothing(weights, alpha, inverse)
+            self.smoothing_calls.append((weights, alpha, inverse))
         self.n_recorded += recorded
         self.passes_done = last
         self.alpha = alpha
 
-    def _add_word_smoothing(self, weights: np.ndarray, alpha: np.ndarray,
-                            inverse: np.ndarray) -> None:
-        """The smoothing part of one call's recorded conditionals, beta_wk alpha_k S_j (sparse
-        kernel, `kernels.gibbs_estep_sparse`), per word: O(U K) instead of O(entries K)."""
-        self.smoothing_calls.append((weights, alpha, inverse))
+    def _word_smoothing(self) -> np.ndarray:
+        """The smoothing part of the recorded conditionals, beta_wk alpha_k S_j (sparse
+        kernel, `kernels.gibbs_estep_sparse`), per word: O(U K) per call instead of
+        O(entries K), the calls added in order (those not added yet)."""
         batch = self.batch
-        if self.word_smoothing is None:
-            self.word_smoothing = np.zeros((batch.words.size, alpha.size))
-        add_scaled_rows(self.word_smoothing,
-                        np.bincount(batch.entry_word, inverse, minlength=batch.words.size),
-                        weights, alpha)
+        for weights, alpha, inverse in self.smoothing_calls[self.smoothed:]:
+            if self.word_smoothing is None:
+                self.word_smoothing = np.zeros((batch.words.size, alpha.size))
+            add_scaled_rows(self.word_smoothing,
+                            np.bincount(batch.entry_word, inverse, minlength=batch.words.size),
+                            weights, alpha)
+        self.smoothed = len(self.smoothing_calls)
+        return self.word_smoothing
 
     def _entry_totals(self) -> np.ndarray:
         """The recorded conditionals summed over the recorded passes, per entry (entries x K)."""
@@ -217,12 +220,29 @@ class GibbsRun:
         return self._entry_totals() / self.n_recorded
 
     def statistics(self) -> MinibatchStats:
+        """The minibatch's statistics; the word rows of the recorded passes of at most one call
+        (every run but a boosted step's window) in parallel over words (`_block_rows`), the
+        same sums as `Minibatch.word_totals` onto the smoothing part."""
         batch = self.batch
-        return MinibatchStats(batch.words,
-                              batch.word_totals(self.entry_topic, self.n_recorded,
-                                                self.word_smoothing),
+        if len(self.smoothing_calls) > 1:
+            word_topic = batch.word_totals(self.entry_topic, self.n_recorded,
+                                           self._word_smoothing())
+        else:
+            word_topic = self._block_rows(np.array([0, batch.n_entries]))
+        return MinibatchStats(batch.words, word_topic,
                               self.doc_log_theta.sum(axis=0) / self.n_recorded,
                               batch.n_documents, batch.n_words)
+
+    def _block_rows(self, block_entry_ptr: np.ndarray) -> np.ndarray:
+        """The word rows of blocks of entries merged along the tree
+        (`kernels.statistics.tree_block_totals`); the recorded passes of at most one call."""
+        if len(self.smoothing_calls) > 1:
+            raise ValueError("block statistics need the recorded passes of one call")
+        weights, alpha, inverse = self.smoothing_calls[0] if self.smoothing_calls else (
+            NO_ROWS, NO_MASK_VALUES, NO_MASK_VALUES)
+        return tree_block_totals(self.batch.entry_word, self.entry_topic, block_entry_ptr,
+                                 self.batch.words.size, inverse, weights, alpha,
+                                 float(self.n_recorded))
 
     def block_statistics(self, size: int, tree) -> MinibatchStats:
         """The statistics of this run's documents cut in blocks of ``size`` documents, bit for
@@ -231,16 +251,9 @@ class GibbsRun:
         ``tree`` itself. One run over many blocks instead of a run per block: one kernel call,
         its documents dealt over all the threads at once, no block's statistics built."""
         batch = self.batch
-        if len(self.smoothing_calls) > 1:
-            raise ValueError("block statistics need the recorded passes of one call")
         starts = np.arange(0, batch.n_documents, size)
         stops = np.minimum(starts + size, batch.n_documents)
-        weights, alpha, inverse = self.smoothing_calls[0] if self.smoothing_calls else (
-            NO_ROWS, NO_MASK_VALUES, NO_MASK_VALUES)
-        word_topic = tree_block_totals(
-            batch.entry_word, self.entry_topic,
-            np.append(batch.doc_ptr[starts], batch.doc_ptr[-1]), batch.words.size, inverse,
-            weights, alpha, float(self.n_recorded))
+        word_topic = self._block_rows(np.append(batch.doc_ptr[starts], batch.doc_ptr[-1]))
         log_theta = tree([self.doc_log_theta[start:stop].sum(axis=0) / self.n_recorded
                           for start, stop in zip(starts, stops)], np.add)
         return MinibatchStats(batch.words, word_topic, log_theta, batch.n_documents,
