@@ -57,7 +57,8 @@ def models(n_topics, batch_sizes, gibbs_passes, gibbs_blocks):
                + ("exact)" if blocks == 0 else f"AD-LDA {blocks} blocks)")] = (
             lambda blocks=blocks: GibbsLDA(n_topics, n_passes=gibbs_passes,
                                            burn_in=gibbs_passes // 2, lag=5, n_samples=2,
-                                           parallel_blocks=blocks, random_state=0),
+                                           random_state=0,
+                                           **({"parallel_blocks": blocks} if blocks else {})),
             (cgs.kernels, "sweep_sparse") if blocks == 0 else (cgs.block_kernels, "sweep_blocks"))
     return chosen
 
