@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .statistics import grouped
+
 # The fixed work of a document in tokens (its set-up, its per-document sums), added to its
 # length when the parts are dealt.
 DOCUMENT_COST = 8
@@ -46,14 +48,4 @@ def balanced_parts(ptr, n_parts, per_document=DOCUMENT_COST):
                 lightest = p
         part_of[d] = lightest
         load[lightest] += work[d]
-    part_ptr = np.zeros(n_parts + 1, dtype=np.int64)
-    for d in range(n_docs):
-        part_ptr[part_of[d] + 1] += 1
-    for p in range(n_parts):
-        part_ptr[p + 1] += part_ptr[p]
-    filled = part_ptr[:n_parts].copy()
-    documents = np.empty(n_docs, dtype=np.int64)
-    for d in range(n_docs):
-        documents[filled[part_of[d]]] = d
-        filled[part_of[d]] += 1
-    return part_ptr, documents
+    return grouped(part_of, n_parts)

@@ -131,6 +131,23 @@ def add_scaled_rows(out, scale, weights, alpha):
             out[u, k] += scale[u] * weights[u, k] * alpha[k]
 
 
+@njit(cache=True)
+def grouped(keys, n_groups):
+    """The items ``0 .. keys.size - 1`` grouped by key (a counting sort): (ptr n_groups + 1,
+    items), group g being ``items[ptr[g]:ptr[g + 1]]``, ascending."""
+    ptr = np.zeros(n_groups + 1, dtype=np.int64)
+    for i in range(keys.size):
+        ptr[keys[i] + 1] += 1
+    for g in range(n_groups):
+        ptr[g + 1] += ptr[g]
+    filled = ptr[:n_groups].copy()
+    items = np.empty(keys.size, dtype=np.int64)
+    for i in range(keys.size):
+        items[filled[keys[i]]] = i
+        filled[keys[i]] += 1
+    return ptr, items
+
+
 @njit(cache=True, inline="always")
 def _merge_levels(stack, present, left, right):
     """``stack[left] = stack[left] + stack[right]`` as `merge_sorted_rows` merges one word's
@@ -162,18 +179,9 @@ def tree_block_totals(entry_word, entry_topic, block_entry_ptr, n_words, inverse
     `tree_merge`, whose left part is always the largest power of two below the total. A word
     missing from a block is absent there, not zero (`_merge_levels`). Words run in parallel,
     each with its own arithmetic: the result does not depend on the threads."""
-    n_entries, n_topics = entry_topic.shape
+    n_topics = entry_topic.shape[1]
     n_blocks = block_entry_ptr.size - 1
-    word_ptr = np.zeros(n_words + 1, dtype=np.int64)  # entries grouped by word, in order
-    for j in range(n_entries):
-        word_ptr[entry_word[j] + 1] += 1
-    for w in range(n_words):
-        word_ptr[w + 1] += word_ptr[w]
-    filled = word_ptr[:n_words].copy()
-    word_entries = np.empty(n_entries, dtype=np.int64)
-    for j in range(n_entries):
-        word_entries[filled[entry_word[j]]] = j
-        filled[entry_word[j]] += 1
+    word_ptr, word_entries = grouped(entry_word, n_words)
     depth = 2
     while (1 << (depth - 2)) < n_blocks:
         depth += 1
