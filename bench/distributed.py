@@ -142,11 +142,13 @@ def train(batches, n_topics: int, backend) -> dict:
                       random_state=0, backend=timed)
     documents = steps = 0
     seconds = process_cpu = thread_cpu = 0.0
+    step_seconds = []
     for counts in batches:  # made between the timed steps (the stream's reading is not timed)
         started, process_started = time.perf_counter(), time.process_time()
         thread_started = time.thread_time()
         model.partial_fit(counts)
-        seconds += time.perf_counter() - started
+        step_seconds.append(time.perf_counter() - started)
+        seconds += step_seconds[-1]
         thread_cpu += time.thread_time() - thread_started
         process_cpu += time.process_time() - process_started
         documents += counts.shape[0]
@@ -163,7 +165,7 @@ def train(batches, n_topics: int, backend) -> dict:
            "client_comm_cpu_per_step": comm_cpu,
            "busiest_worker_cpu_per_step": timed.critical_cpu / steps,
            "cpu_bound_documents_per_second": documents / steps / critical,
-           "components_sha": _digest(model.components_)}
+           "step_seconds": step_seconds, "components_sha": _digest(model.components_)}
     transfer = getattr(backend, "transfer", None)
     if transfer is not None:
         row.update(chunks_per_step=transfer.chunks / transfer.steps,
@@ -180,9 +182,11 @@ def _digest(array) -> str:
 
 def warm_up(backend) -> None:
     """Compile (or load from numba's cache) the dense and the sparse kernels where ``backend``
-    runs them (K = 4 and 40: either side of the sparse sampler's threshold), before timing."""
+    runs them (K = 4 and 40: either side of the sparse sampler's threshold), before timing, on
+    minibatches of 3,200 documents: chunks of several blocks, so that the kernels that sum a
+    run's blocks (`GibbsRun.block_statistics`) are loaded too."""
     for n_topics in (4, 40):
-        train(synthetic_stream(400, 400, n_topics, 50, 20.0), n_topics, backend)
+        train(synthetic_stream(3200, 3200, n_topics, 50, 20.0), n_topics, backend)
 
 
 def start_cluster(n_workers: int, chunk_documents: int | None = None) -> DaskBackend:
