@@ -22,7 +22,7 @@ KERNELS = {"dense": False, "sparse": True}  # the ``sparse`` flag of gibbs_sweep
 
 
 def run_kernel(batch, weights, alpha, passes, record_from, mode=RECORD_CONDITIONALS, seed=7, minibatch=3,
-               sparse=False):
+               sparse=False, mh_cycles=0):
     n_topics = alpha.size
     state = dict(token_topic=np.zeros(batch.n_tokens, dtype=np.int64),
                  doc_topic_counts=np.zeros((batch.n_documents, n_topics)),
@@ -33,7 +33,7 @@ def run_kernel(batch, weights, alpha, passes, record_from, mode=RECORD_CONDITION
                  alpha, digamma(alpha), float(digamma(alpha.sum())), seed, minibatch,
                  batch.first_document, 0, passes, record_from, mode, state["token_topic"],
                  state["doc_topic_counts"], state["rng_state"], state["entry_topic"],
-                 state["doc_log_theta"], sparse=sparse)
+                 state["doc_log_theta"], sparse=sparse, mh_cycles=mh_cycles)
     return state
 
 

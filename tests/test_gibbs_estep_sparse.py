@@ -99,17 +99,19 @@ def test_chain_samples_follow_the_exact_posterior(sampler):
 
 
 @pytest.mark.parametrize("n_topics", [5, 40])
-def test_recorded_pass_equals_the_dense_formulas_at_the_chain_state(n_topics):
+def test_recorded_pass_equals_the_dense_formulas_at_the_chain_state(n_topics, mh_cycles=0):
     """One recorded pass adds, per token, p(z_n = k | z_-n) = beta_wk (n_dk - [z_n = k] +
     alpha_k) / Z_n at the final sample (Algorithm 2, final loop), and digamma(alpha_k + n_dk) -
     digamma(sum alpha + N_d) to s2 (appendix A.3): computed here densely from the returned
-    state. RECORD_SAMPLE adds the sample itself."""
+    state. RECORD_SAMPLE adds the sample itself. ``mh_cycles``: the same for the MH chain
+    (test_gibbs_estep_mh.py)."""
     rng = np.random.default_rng(n_topics)
     batch = random_minibatch(rng, n_docs=12, n_words=25, mean_length=30)
     weights = rng.random((batch.words.size, n_topics)) * (rng.random((batch.words.size, n_topics)) < 0.7)
     weights[:, 0] += 0.01
     alpha = rng.uniform(0.02, 0.4, n_topics)
-    state = run_kernel(batch, weights, alpha, passes=5, record_from=4, sparse=True)
+    state = run_kernel(batch, weights, alpha, passes=5, record_from=4, sparse=True,
+                       mh_cycles=mh_cycles)
     token_entry = np.repeat(np.arange(batch.n_entries), batch.entry_count)
     token_doc = np.repeat(np.arange(batch.n_documents), np.diff(batch.token_ptr))
     counts = state["doc_topic_counts"]
@@ -122,7 +124,7 @@ def test_recorded_pass_equals_the_dense_formulas_at_the_chain_state(n_topics):
     np.testing.assert_allclose(state["doc_log_theta"],
                                digamma(alpha + counts) - digamma(alpha.sum() + lengths), rtol=1e-10)
     sample = run_kernel(batch, weights, alpha, passes=5, record_from=4, mode=RECORD_SAMPLE,
-                        sparse=True)
+                        sparse=True, mh_cycles=mh_cycles)
     np.testing.assert_array_equal(sample["token_topic"], state["token_topic"])
     hard = np.zeros((batch.n_entries, n_topics))
     np.add.at(hard, (token_entry, state["token_topic"]), 1.0)

@@ -29,7 +29,7 @@ from ..corpus.growth import (VOCABULARY_FULL, admitted_words, checked_new_words,
 from ..corpus.preprocess import UNKNOWN, load_stopwords
 from ..engine import OnlineEM, initial_parameters
 from ..errors import InputError
-from ..inference.gibbs_estep import SAMPLERS
+from ..inference.gibbs_estep import LOCAL_SAMPLERS
 from ..inference.backends import BACKENDS, BackendObject, resolve_backend
 from ..inference.minibatch import Minibatch
 from ..kernels.random import content_key
@@ -166,9 +166,12 @@ class OnlineLDA(TopicModelEstimator):
         and counted in ``text_report_.tokens_dropped`` under `VOCABULARY_FULL`. The same rule
         picks the first vocabulary when `partial_fit_text` starts the model (`corpus.growth`).
     local_sampler : the kernel of the local Gibbs step (Gibbs methods): "sparse" (O(topics in
-        the document) per token), "dense" (O(K), the reference) or "auto" (the default: sparse
-        from `streamtopics.inference.gibbs_estep.SPARSE_MIN_TOPICS` topics on). Both sample
-        the same conditionals; their chains, hence the models, differ for the same seed.
+        the document) per token), "dense" (O(K), the reference), "auto" (the default: sparse
+        from `streamtopics.inference.gibbs_estep.SPARSE_MIN_TOPICS` topics on) or "mh"
+        (opt-in: 2 Metropolis-Hastings cycles per token and pass with LightLDA's word and
+        document proposals, O(1) each; same stationary distribution and recorded
+        conditionals, slower mixing, see docs/methods.md). Their chains, hence the models,
+        differ for the same seed.
 
     Fitted attributes: ``components_`` (K x V; E_q[beta] for Bayesian methods),
     ``doc_topic_prior_`` (K), ``lambda_`` (Bayesian methods: lambda, K x V; None otherwise),
@@ -228,7 +231,7 @@ class OnlineLDA(TopicModelEstimator):
         "grow_vocabulary": [BOOLEAN],
         "max_vocabulary": [None, Interval(Integral, 1, None)],
         "n_init": [Interval(Integral, 1, None)],
-        "local_sampler": [Options(SAMPLERS)],
+        "local_sampler": [Options(LOCAL_SAMPLERS)],
         "backend": [Options(BACKENDS), BackendObject()],
     }
     _execution_parameters = ("backend",)

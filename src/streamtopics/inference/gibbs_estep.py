@@ -31,6 +31,12 @@ maps to a topic differently, so the two chains differ (statistically equivalent;
 tests/test_gibbs_estep_sparse.py). ``sampler="auto"`` picks the sparse kernel from
 `SPARSE_MIN_TOPICS` topics on: a function of K only, so a seed still fixes the model.
 
+``sampler="mh"`` runs a Metropolis-Hastings chain instead (`kernels.gibbs_estep_mh`, LightLDA's
+word and document proposals, ``mh_cycles`` cycles per token and pass, O(1) per token and step):
+the same stationary distribution and the same recorded conditionals, but a chain that mixes
+more slowly per pass (tests/test_gibbs_estep_mh.py; docs/methods.md for its speed and held-out
+score); opt-in only, "auto" never picks it.
+
 A minibatch with a ``topic_mask`` (Labeled LDA) restricts each document's chain to its allowed
 topics: s1 gets mass only there, s2 is E[log theta_k] under theta_d ~ Dirichlet over the allowed
 topics and 0 elsewhere (so an alpha update from s2 is meaningless under a mask), and theta_d is
@@ -47,6 +53,7 @@ from scipy.special import digamma
 
 from ..kernels.gibbs_estep import (NO_MASK_VALUES, RECORD_CONDITIONALS, RECORD_DENSE,
                                    RECORD_SAMPLE)
+from ..kernels.gibbs_estep_mh import DEFAULT_CYCLES
 from ..kernels.local_gibbs import gibbs_sweeps
 from ..kernels.statistics import add_scaled_rows, has_empty_row, tree_block_totals
 from ..kernels.topic_mask import NO_MASK_PTR, NO_MASK_TOPICS
@@ -60,6 +67,7 @@ from .topic_mask import kernel_mask
 # Also keeps small models (and the bit-identity fingerprints of tests/) on the dense chain.
 SPARSE_MIN_TOPICS = 32
 SAMPLERS = ("auto", "sparse", "dense")
+LOCAL_SAMPLERS = (*SAMPLERS, "mh")  # the local step's; left-to-right evaluation takes SAMPLERS
 NO_ROWS = np.zeros((0, 0))
 
 
@@ -80,14 +88,16 @@ class GibbsEstimator:
 
     ``last_sample``: record only the last pass, as hard counts of its sample (SGS, see the module
     docstring). ``dense_reference`` records the conditionals with the dense per-token kernel
-    (tests only). ``sampler``: "sparse", "dense" or "auto" (sparse from `SPARSE_MIN_TOPICS`
-    topics on), see the module docstring.
+    (tests only). ``sampler``: "sparse", "dense", "auto" (sparse from `SPARSE_MIN_TOPICS`
+    topics on) or "mh" (``mh_cycles`` Metropolis-Hastings cycles per token and pass), see the
+    module docstring.
     """
 
     passes: int = 20
     dense_reference: bool = False
     last_sample: bool = False
     sampler: str = "auto"
+    mh_cycles: int = DEFAULT_CYCLES
 
     name = "gibbs"
     # One run may cover several blocks of a chunk (`GibbsRun.block_statistics`).
@@ -105,12 +115,23 @@ class GibbsEstimator:
         return 1 if self.last_sample else max(1, self.passes // 4)
 
     def uses_sparse(self, n_topics: int) -> bool:
-        """Whether the chain of a K-topic model runs the sparse kernel."""
-        if self.sampler not in SAMPLERS:
-            raise ValueError(f"unknown sampler {self.sampler!r}; choose one of {', '.join(SAMPLERS)}")
+        """Whether the chain of a K-topic model records sparsely (the sparse kernel or the MH
+        chain), leaving the smoothing part of the conditionals to `GibbsRun`."""
+        if self.sampler not in LOCAL_SAMPLERS:
+            raise ValueError(f"unknown sampler {self.sampler!r}; "
+                             f"choose one of {', '.join(LOCAL_SAMPLERS)}")
         if self.dense_reference or self.sampler == "dense":
             return False
-        return self.sampler == "sparse" or n_topics >= SPARSE_MIN_TOPICS
+        return self.sampler in ("sparse", "mh") or n_topics >= SPARSE_MIN_TOPICS
+
+    @property
+    def kernel_mh_cycles(self) -> int:
+        """The kernel's ``mh_cycles``: 0 (exact draws) unless the sampler is "mh"."""
+        if self.sampler != "mh" or self.dense_reference:
+            return 0
+        if self.mh_cycles < 1:
+            raise ValueError(f"mh_cycles must be at least 1, got {self.mh_cycles}")
+        return int(self.mh_cycles)
 
     def begin(self, batch: Minibatch, n_topics: int, seed: int, minibatch_index: int) -> "GibbsRun":
         return GibbsRun(self, batch, n_topics, seed, minibatch_index)
@@ -179,7 +200,8 @@ class GibbsRun:
         # The sparse kernel's recorded conditionals leave their smoothing part to this driver.
         deferred = sparse and self.estimator.record_mode == RECORD_CONDITIONALS
         inverse = np.zeros(batch.n_entries) if deferred else NO_MASK_VALUES
-        gibbs_sweeps(*arguments, sparse, inverse, numba.get_num_threads())
+        gibbs_sweeps(*arguments, sparse, inverse, numba.get_num_threads(),
+                     self.estimator.kernel_mh_cycles)
         if deferred and recorded:
             self.smoothing_calls.append((weights, alpha, inverse))
         self.n_recorded += recorded

@@ -60,7 +60,8 @@ class PartSettings:
     of the polynomial step size; ``corpus_size``: D of Bayesian topics (None: unknown);
     ``topic_word_prior``: eta, already resolved (`default_topic_word_prior`);
     ``update_topic_word_prior``: Newton steps on eta (Bayesian topics); ``local_sampler``: the
-    kernel of the local Gibbs step, "auto", "sparse" or "dense" (`GibbsEstimator.sampler`)."""
+    kernel of the local Gibbs step, "auto", "sparse", "dense" or "mh"
+    (`GibbsEstimator.sampler`)."""
 
     local_passes: int = 20
     step_offset: float = 0.0

@@ -1,7 +1,8 @@
 """The local Gibbs E-step of G-OEM over a minibatch (Dupuy & Bach 2016, Algorithm 2): one driver
-for both per-document kernels, the dense reference (`kernels.gibbs_estep`, O(K) per token) and
+for the per-document kernels, the dense reference (`kernels.gibbs_estep`, O(K) per token),
 the sparse two-bucket sampler (`kernels.gibbs_estep_sparse`, O(topics in the document) per
-token). The layout of a minibatch, the passes, the random streams and what a recorded pass adds
+token) and the Metropolis-Hastings chain (`kernels.gibbs_estep_mh`, O(1) per token and
+step). The layout of a minibatch, the passes, the random streams and what a recorded pass adds
 are described in `kernels.gibbs_estep`.
 """
 
@@ -11,6 +12,7 @@ import numpy as np
 from numba import njit, prange
 
 from .gibbs_estep import NO_MASK_VALUES, _document_passes, _restricted_document_passes
+from .gibbs_estep_mh import mh_document_passes, mh_tables
 from .gibbs_estep_sparse import _sparse_document_passes, smoothing_totals
 from .random import stream_seed
 from .schedule import balanced_parts
@@ -24,7 +26,7 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
                  token_topic, doc_topic_counts, rng_state, entry_topic, doc_log_theta,
                  mask_ptr=NO_MASK_PTR, mask_topics=NO_MASK_TOPICS,
                  mask_digamma_alpha_sum=NO_MASK_VALUES, sparse=False,
-                 entry_inverse=NO_MASK_VALUES, n_threads=0):
+                 entry_inverse=NO_MASK_VALUES, n_threads=0, mh_cycles=0):
     """Run Gibbs passes ``first_pass .. first_pass + n_passes - 1`` on every document, with the
     sparse kernel if ``sparse`` (record_mode RECORD_CONDITIONALS or RECORD_SAMPLE), else the
     dense one.
@@ -45,7 +47,9 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
     smoothing part of the conditionals itself (`kernels.gibbs_estep_sparse`); masked documents
     still record their full conditionals in ``entry_topic``. ``n_threads``: the numba threads
     running the call, over which the documents are dealt by their lengths (`kernels.schedule`;
-    0: numba's own split); it never changes the results.
+    0: numba's own split); it never changes the results. ``mh_cycles`` > 0: the
+    Metropolis-Hastings chain with that many cycles per token and pass, whatever ``sparse``
+    (recorded like the sparse kernel, ``entry_inverse`` included).
     """
     n_topics = alpha.size
     # A plain loop: numba would turn alpha.sum() here into a parallel reduction whose rounding
@@ -53,9 +57,15 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
     alpha_sum = 0.0
     for k in range(n_topics):
         alpha_sum += alpha[k]
-    smoothing_total = smoothing_totals(word_topic_weights, alpha) if sparse else np.empty(0)
+    mh = mh_cycles > 0
+    sparse_recording = sparse or mh
+    smoothing_total = (smoothing_totals(word_topic_weights, alpha) if sparse_recording
+                       else np.empty(0))
+    word_tables, alpha_table = (mh_tables(word_topic_weights, alpha) if mh
+                                else (np.empty((0, 0, 2)), np.empty((0, 0, 2))))
     add_smoothing = entry_inverse.size == 0
-    inverse_sums = np.zeros(entry_word.size if sparse else 0) if add_smoothing else entry_inverse
+    inverse_sums = (np.zeros(entry_word.size if sparse_recording else 0) if add_smoothing
+                    else entry_inverse)
     part_ptr, documents = balanced_parts(token_ptr, n_threads)
     for part in prange(part_ptr.size - 1):
         for i in range(part_ptr[part], part_ptr[part + 1]):
@@ -71,6 +81,15 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
                     initial_seed, first_pass, n_passes, record_from, record_mode,
                     token_topic[first_token:last_token], doc_topic_counts[d], rng_state[d:d + 1],
                     entry_topic[first_entry:last_entry], doc_log_theta[d])
+            elif mh:
+                mh_document_passes(
+                    entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
+                    word_topic_weights, word_tables, alpha_table, smoothing_total, alpha,
+                    digamma_alpha, digamma_alpha_sum, alpha_sum, mh_cycles, initial_seed,
+                    first_pass, n_passes, record_from, record_mode,
+                    token_topic[first_token:last_token], doc_topic_counts[d],
+                    rng_state[d:d + 1], entry_topic[first_entry:last_entry], doc_log_theta[d],
+                    inverse_sums[first_entry:last_entry], add_smoothing)
             elif sparse:
                 _sparse_document_passes(
                     entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
