@@ -1,4 +1,5 @@
-"""Sparse against dense local Gibbs E-step of G-OEM, next to gensim's LdaModel, same run (issue 12).
+"""Sparse, dense and Metropolis-Hastings local Gibbs E-steps of G-OEM, next to gensim's LdaModel,
+same run (issue 12).
 
 For every corpus (train split, first ``--train-documents``; test split, first
 ``--test-documents``) and K, one pass of
@@ -7,20 +8,24 @@ For every corpus (train split, first ``--train-documents``; test split, first
   local_sampler="dense")``, the O(K)-per-token reference kernel;
 * ``G-OEM sparse``: the same with ``local_sampler="sparse"`` (O(topics in the document) per
   token; what ``"auto"`` picks from K = 32 on);
+* ``G-OEM mh``: the same with ``local_sampler="mh"`` (2 Metropolis-Hastings cycles per token
+  and pass, O(1) each), and with P = each of ``--mh-passes`` (how many passes its chain needs
+  to score as the sparse kernel does at P = 20);
 * ``gensim LdaModel``: one pass at its defaults (chunksize 2000, iterations 50, offset 1), and
   with chunksize 256;
 
 reporting training documents/s, the ratio to each gensim run, the time inside the Gibbs kernel
 per token x local pass (and per token x pass x topic), and the held-out log-perplexity per
 document (left-to-right, 10 particles, the same seed for every model so differences are paired)
-with the paired standard error of the difference to the dense kernel: the sparse kernel must
-not change the answer beyond noise. One thread (numba, BLAS); times are CPU seconds of the
-process (the machine may be shared), each streamtopics timing the best of ``--repeats`` fits;
-numba compilation is done beforehand.
+with the paired standard error of the difference to the dense and to the sparse kernel: a
+kernel must not change the answer beyond noise. One thread (numba, BLAS); times are CPU
+seconds of the process (the machine may be shared), each streamtopics timing the best of
+``--repeats`` fits; numba compilation is done beforehand.
 
 Usage: python bench/sparse_estep.py [--corpora debian newsarticles] [--topics 10 100]
-           [--train-documents 6000] [--test-documents 300] [--repeats 2] [--no-gensim]
-Writes bench/results/sparse_estep.{json,md} and prints the table.
+           [--train-documents 6000] [--test-documents 300] [--repeats 2] [--mh-passes 40]
+           [--no-gensim] [--name sparse_estep]
+Writes bench/results/NAME.{json,md} and prints the table.
 """
 
 from __future__ import annotations
@@ -46,13 +51,14 @@ from measuring import CORPORA, KernelClock, command_line, write_results  # noqa:
 LOCAL_PASSES = 20
 
 
-def fit_goem(train, n_topics, sampler, clock):
-    model = OnlineLDA(n_topics, method="g-oem", batch_size=100, local_passes=LOCAL_PASSES,
+def fit_goem(train, n_topics, sampler, clock, passes=LOCAL_PASSES):
+    model = OnlineLDA(n_topics, method="g-oem", batch_size=100, local_passes=passes,
                       n_passes=1, random_state=0, local_sampler=sampler)
     clock.seconds = 0.0
     started = time.process_time()
     model.fit(train)
-    return time.process_time() - started, clock.seconds, model.components_, model.doc_topic_prior_
+    return (time.process_time() - started, clock.seconds, model.components_,
+            model.doc_topic_prior_, passes)
 
 
 def fit_gensim(train, n_topics, chunksize):
@@ -66,7 +72,7 @@ def fit_gensim(train, n_topics, chunksize):
     model = LdaModel(bow, num_topics=n_topics, id2word=id2word, passes=1, chunksize=chunksize,
                      eval_every=None, random_state=0)
     seconds = time.process_time() - started
-    return seconds, None, model.get_topics(), np.asarray(model.alpha, dtype=np.float64)
+    return seconds, None, model.get_topics(), np.asarray(model.alpha, dtype=np.float64), None
 
 
 def measure(corpus_name, n_topics, args, clock):
@@ -74,24 +80,28 @@ def measure(corpus_name, n_topics, args, clock):
     test = read_corpus_dir(CORPORA / corpus_name, "test")[:args.test_documents]
     n_docs, n_tokens = train.n_documents, train.n_tokens
     runs = {}
-    for sampler in ("dense", "sparse"):
-        runs[f"G-OEM {sampler}"] = min((fit_goem(train, n_topics, sampler, clock)
-                                        for _ in range(args.repeats)), key=lambda run: run[0])
+    samplers = [(f"G-OEM {sampler}", sampler, LOCAL_PASSES)
+                for sampler in ("dense", "sparse", "mh")]
+    samplers += [(f"G-OEM mh, P = {passes}", "mh", passes) for passes in args.mh_passes]
+    for name, sampler, passes in samplers:
+        runs[name] = min((fit_goem(train, n_topics, sampler, clock, passes)
+                          for _ in range(args.repeats)), key=lambda run: run[0])
     if not args.no_gensim:
         runs["gensim LdaModel (defaults: chunksize 2000)"] = fit_gensim(train, n_topics, 2000)
         runs["gensim LdaModel (chunksize 256)"] = fit_gensim(train, n_topics, 256)
     scores = {name: np.asarray(left_to_right(beta, alpha, test, n_particles=10, seed=0)
-                               .log_likelihoods) for name, (_, _, beta, alpha) in runs.items()}
+                               .log_likelihoods) for name, (_, _, beta, alpha, _) in runs.items()}
     rows = []
-    for name, (seconds, kernel, _, _) in runs.items():
-        difference = scores["G-OEM dense"] - scores[name]
+    for name, (seconds, kernel, _, _, passes) in runs.items():
         row = {"corpus": corpus_name, "K": n_topics, "method": name, "documents": n_docs,
                "tokens": n_tokens, "seconds": seconds, "documents_per_second": n_docs / seconds,
-               "log_perplexity_per_document": float(-scores[name].mean()),
-               "dense_better_by": float(difference.mean()),
-               "paired_se": float(difference.std(ddof=1) / np.sqrt(difference.size))}
+               "log_perplexity_per_document": float(-scores[name].mean())}
+        for reference in ("dense", "sparse"):
+            difference = scores[f"G-OEM {reference}"] - scores[name]
+            row[f"{reference}_better_by"] = float(difference.mean())
+            row[f"{reference}_paired_se"] = float(difference.std(ddof=1) / np.sqrt(difference.size))
         if kernel is not None:
-            token_passes = n_tokens * LOCAL_PASSES
+            token_passes = n_tokens * passes
             row["kernel_seconds"] = kernel
             row["kernel_ns_per_token_pass"] = kernel / token_passes * 1e9
             row["kernel_ns_per_token_pass_topic"] = kernel / token_passes / n_topics * 1e9
@@ -102,15 +112,17 @@ def measure(corpus_name, n_topics, args, clock):
         rows.append(row)
         print(f"{corpus_name:12} K={n_topics:<4} {name:44} {seconds:7.2f} s "
               f"{row['log_perplexity_per_document']:10.2f} "
-              f"(dense better by {row['dense_better_by']:+.2f} ± {row['paired_se']:.2f})", flush=True)
+              f"(sparse better by {row['sparse_better_by']:+.2f} ± {row['sparse_paired_se']:.2f})",
+              flush=True)
     return rows
 
 
 def markdown(rows, test_documents):
     lines = ["| corpus | K | method | train s | docs/s | x gensim defaults | x gensim 256 | "
              "x dense | kernel ns / token-pass | ns / token-pass-topic | held-out log-perplexity "
-             f"/ doc ({test_documents} test docs) | dense better by (± paired SE) |",
-             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             f"/ doc ({test_documents} test docs) | dense better by (± paired SE) | "
+             "sparse better by (± paired SE) |",
+             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
 
     def number(value, digits=2):
         return "" if value is None else f"{value:.{digits}f}"
@@ -124,7 +136,8 @@ def markdown(rows, test_documents):
             f"{row['speed vs G-OEM dense']:.2f} | {number(row.get('kernel_ns_per_token_pass'), 1)} | "
             f"{number(row.get('kernel_ns_per_token_pass_topic'), 3)} | "
             f"{row['log_perplexity_per_document']:.2f} | "
-            f"{row['dense_better_by']:+.2f} ± {row['paired_se']:.2f} |")
+            f"{row['dense_better_by']:+.2f} ± {row['dense_paired_se']:.2f} | "
+            f"{row['sparse_better_by']:+.2f} ± {row['sparse_paired_se']:.2f} |")
     return "\n".join(lines)
 
 
@@ -135,21 +148,26 @@ def main() -> None:
     parser.add_argument("--train-documents", type=int, default=6000)
     parser.add_argument("--test-documents", type=int, default=300)
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--mh-passes", type=int, nargs="*", default=[40],
+                        help="more P values for the MH chain, beside P = 20")
     parser.add_argument("--no-gensim", action="store_true")
+    parser.add_argument("--name", default="sparse_estep",
+                        help="results file name under bench/results (default: sparse_estep)")
     args = parser.parse_args()
-    # the Gibbs E-step kernel (dense or sparse), wrapped where `GibbsRun.advance` looks it up
+    # the Gibbs E-step kernel (dense, sparse or MH), wrapped where `GibbsRun.advance` looks it up
     clock = KernelClock([(gibbs_estep, "gibbs_sweeps")], time.process_time)
     warm_up = read_corpus_dir(CORPORA / args.corpora[0], "train")[:200]
-    for sampler in ("dense", "sparse"):  # compile outside the timing
+    for sampler in ("dense", "sparse", "mh"):  # compile outside the timing
         fit_goem(warm_up, 40, sampler, clock)
     rows = [row for corpus in args.corpora for n_topics in args.topics
             for row in measure(corpus, n_topics, args, clock)]
     table = markdown(rows, args.test_documents)
-    write_results("sparse_estep", {"settings": vars(args), "threads": 1,
+    write_results(args.name, {"settings": vars(args), "threads": 1,
                                    "machine": platform.processor() or platform.machine(),
                                    "rows": rows},
-                  f"Sparse vs dense local Gibbs E-step (one thread, one pass, P = {LOCAL_PASSES}, "
-                  "minibatches of 100, CPU seconds)", command_line(), table.split("\n"))
+                  f"Sparse, dense and MH local Gibbs E-steps (one thread, one pass, P = "
+                  f"{LOCAL_PASSES} unless stated, minibatches of 100, CPU seconds)", command_line(),
+                  table.split("\n"))
     print(table)
 
 
