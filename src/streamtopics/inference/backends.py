@@ -9,10 +9,12 @@ count and chunk size trains the same model, bit for bit.
 
 Dask (`dask.distributed`, the optional ``dask`` extra) is imported only when a Dask backend is
 made. Workers receive a `ChunkTask` (the chunk's documents, alpha, seed, step; the word weights
-of the minibatch's words once per step, copied to each worker, shared by its chunks there), each worker a
-run of consecutive chunks (`plan_placement`), merge the chunks' `MinibatchStats` among
-themselves along the fixed tree, and the client receives one; the M-step stays on the client. A worker that dies mid-step has its tasks rerun elsewhere by the scheduler; the rerun
-draws the same random streams (seed, step, document), so the step's result does not change.
+of the minibatch's words, sent once per step and copied to each worker, shared by its chunks
+there), each worker a run of consecutive chunks (`plan_placement`), merge the chunks'
+`MinibatchStats` among themselves along the fixed tree, and the client receives one; the M-step
+stays on the client. A worker that dies mid-step has its tasks rerun elsewhere by the scheduler;
+the rerun draws the same random streams (seed, step, document), so the step's result does not
+change.
 
 GibbsLDA's collapsed sweeps (`inference.cgs`) do not split this way: each token's conditional
 reads counts that every other token of the corpus updates, so documents are not independent
@@ -178,10 +180,11 @@ class DaskBackend:
     def map_reduce(self, function: Callable, chunks: Iterable, merge: Callable):
         """``merge`` of ``function(chunk)`` over the chunks along the fixed tree
         (`estep_chunks.tree_merge`), all on the workers: the client sends each chunk's
-        documents, the weights the chunks share once per worker (`ChunkTask.without_shared`),
-        and gets back one merged result; the merge tasks move statistics between workers, not
-        through the client. The shared weights travel inside the graph as tasks of their own,
-        so a worker lost mid-step is recomputed from them like any other task.
+        documents and the weights the chunks share once (`ChunkTask.without_shared`; a task on
+        each worker copies them there), and gets back one merged result; the merge tasks move
+        statistics between workers, not through the client. The shared weights travel inside
+        the graph as tasks of their own, so a worker lost mid-step is recomputed from them like
+        any other task.
 
         Placement (`plan_placement`): consecutive chunks go to the same worker, each worker
         a share of them by its threads, so the tree's lowest merges need no transfer and the
@@ -252,7 +255,8 @@ def plan_placement(threads: dict[str, int], n_chunks: int) -> list[str]:
     total = sum(threads.values())
     exact = [n_chunks * threads[worker] / total for worker in workers]
     counts = [int(share) for share in exact]
-    for i in sorted(range(len(workers)), key=lambda i: counts[i] - exact[i])[:n_chunks - sum(counts)]:
+    by_remainder = sorted(range(len(workers)), key=lambda i: counts[i] - exact[i])
+    for i in by_remainder[:n_chunks - sum(counts)]:
         counts[i] += 1
     return [worker for worker, count in zip(workers, counts) for _ in range(count)]
 

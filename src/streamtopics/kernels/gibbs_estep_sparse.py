@@ -18,9 +18,9 @@ else in the smoothing bucket by walking beta_wk alpha_k over k (`walk_topics`, O
 and newsarticles at K = 100 fewer than 2% of the draws, so no per-word cumulative table is
 built). The initial sample z^0 ~ Mult(beta_w / sum_k beta_wk) is the dense kernel's
 (`kernels.gibbs_estep.initial_sample`, the same draws), and so are the scan order and the random
-numbers (a fresh permutation per pass, one uniform per token), but in the passes a uniform maps to a topic
-differently, so the chains differ from the dense kernel's while sampling the same conditionals
-(tests/test_gibbs_estep_sparse.py).
+numbers (a fresh permutation per pass, one uniform per token), but in the passes a uniform maps
+to a topic differently, so the chains differ from the dense kernel's while sampling the same
+conditionals (tests/test_gibbs_estep_sparse.py).
 
 Recording (Algorithm 2, final loop), RECORD_CONDITIONALS: with m_k = N_dk^t + alpha_k and
 Z_n = sum_k beta_wk m_k - beta_{w z_n}, the averaged conditional of an entry j (word w) adds

@@ -5,9 +5,9 @@ lengths are skewed (debian: mean 47 tokens, longest 9,288), so in a minibatch of
 one thread often gets much more work than the other and waits for nothing (a 2-thread E-step
 at 1.83x instead of 1.99x on debian, from the lengths alone). `balanced_parts` deals the
 documents to one part per thread, longest first, each to the part with the least work so far
-(the LPT rule; Graham 1969); a kernel then runs ``prange`` over the parts. The number of threads is an argument of the
-kernel (``n_threads``, the caller's ``numba.get_num_threads()``): asked inside a kernel, it
-would keep numba from caching the compiled kernel.
+(the LPT rule; Graham 1969); a kernel then runs ``prange`` over the parts. The number of
+threads is an argument of the kernel (``n_threads``, the caller's ``numba.get_num_threads()``):
+asked inside a kernel, it would keep numba from caching the compiled kernel.
 
 The parts change only which thread runs a document, never what it computes: each document
 works on its own slices with its own random stream, so the results stay the same for any
