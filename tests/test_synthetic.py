@@ -93,3 +93,26 @@ def test_streamed_writer_equals_generator_across_chunks(tmp_path):
     assert [t.tolist() for t in train.tokens + test.tokens] == [t.tolist() for t in reference.tokens]
     with np.load(tmp_path / "truth.npz") as archive:
         np.testing.assert_array_equal(archive["theta_test"], truth.theta[10_050:])
+
+
+def test_topics_drawn_in_slices_equal_one_draw_and_follow_theta():
+    """`_draw_topics` inverts each token's cumulative theta row a slice at a time (bounded
+    memory): any slice size gives the one-shot inversion, and the topics' frequencies match
+    theta (chi-square)."""
+    from streamtopics.corpus.synthetic import _draw_topics
+
+    rng = np.random.default_rng(3)
+    theta = rng.dirichlet(np.full(6, 0.5), size=40)
+    cum_theta = np.cumsum(theta, axis=1)
+    cum_theta[:, -1] = 1.0
+    doc_of_token = np.repeat(np.arange(40), 500)
+    u = rng.random(doc_of_token.size)
+    one_shot = (cum_theta[doc_of_token] < u[:, None]).sum(axis=1)
+    for elements in (1, 6, 61, 1 << 21):
+        np.testing.assert_array_equal(_draw_topics(cum_theta, doc_of_token, u, elements),
+                                      one_shot)
+    observed = np.bincount(doc_of_token * 6 + one_shot, minlength=240).reshape(40, 6)
+    expected = theta * 500
+    keep = expected > 5
+    statistic = ((observed - expected)[keep] ** 2 / expected[keep]).sum()
+    assert stats.chi2.sf(statistic, keep.sum() - 40) > 1e-3
