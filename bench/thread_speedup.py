@@ -13,6 +13,7 @@ Fits on the first ``--documents`` training documents (0: all of them):
   ``--gibbs-passes``: exact collapsed Gibbs sweeps are sequential; the share reported is that
   of the sweeps. With ``parallel_blocks=B`` for each ``--gibbs-blocks`` B: the approximate
   AD-LDA sweeps (`kernels.cgs_blocks`), blocks in parallel; the share is theirs.
+  ``--gibbs-passes 0``: no GibbsLDA rows.
 
 Each time is the median (and the best) of ``--repeats`` fits, wall clock, the thread counts
 interleaved; compilation is excluded; BLAS stays at one thread. Wall time means something only
@@ -52,7 +53,7 @@ def models(n_topics, batch_sizes, gibbs_passes, gibbs_blocks):
         lambda size=size: OnlineLDA(n_topics, method="g-oem", n_passes=1, batch_size=size,
                                     random_state=0),
         (gibbs_estep, "gibbs_sweeps")) for size in batch_sizes}
-    for blocks in (0, *gibbs_blocks):
+    for blocks in (0, *gibbs_blocks) if gibbs_passes else ():
         chosen[f"GibbsLDA ({gibbs_passes} passes, "
                + ("exact)" if blocks == 0 else f"AD-LDA {blocks} blocks)")] = (
             lambda blocks=blocks: GibbsLDA(n_topics, n_passes=gibbs_passes,

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from scipy.special import digamma
+from scipy.special import digamma, zeta
 
 from streamtopics.inference.alpha_updates import (Fixed, MinkaFixedPoint, fixed_point_alpha,
                                                   inverse_digamma)
@@ -59,3 +59,64 @@ def test_updates_as_parts():
     np.testing.assert_array_equal(MinkaFixedPoint()(np.array([0.7]), single), [0.7])
     with pytest.raises(ValueError):
         fixed_point_alpha(np.zeros(1))
+
+
+def numpy_fixed_point(log_theta, start, alpha_start, pole):
+    """`fixed_point_alpha` as it was written with NumPy and SciPy (before the kernel)."""
+    def inverse(y, x):
+        for _ in range(60):
+            step = (digamma(x) - y) / zeta(2.0, x)
+            new = np.where(step >= x, 0.5 * x, x - step)
+            if np.all(np.abs(new - x) <= 1e-15 * new):
+                return new
+            x = new
+        return x
+
+    def implied(total, x):
+        y = digamma(total) + log_theta
+        if x is None:
+            x = np.where(y >= -2.22, np.exp(np.minimum(y, 700.0)) + 0.5,
+                         -1.0 / (np.minimum(y, -2.22) + 0.5772156649015329))
+        x = inverse(y, x)
+        for _ in range(100 if pole else 0):
+            new = x - (digamma(x) - pole / x - y) / (zeta(2.0, x) + pole / (x * x))
+            if np.all(np.abs(new - x) <= 1e-15 * new):
+                x = new
+                break
+            x = new
+        return np.maximum(x, np.finfo(float).tiny)
+
+    alpha, u, low, high, u_max = alpha_start, np.log(start), -np.inf, np.inf, np.log(1e12)
+    for _ in range(200):
+        total = np.exp(u)
+        alpha = implied(total, alpha)
+        value = alpha.sum() - total
+        if abs(digamma(total) - digamma(alpha.sum())) <= 1e-13:
+            return alpha
+        low, high = (u, high) if value > 0 else (low, u)
+        if low >= u_max:
+            return implied(1e12, None)
+        slope = total * (zeta(2.0, total) * np.sum(1.0 / (zeta(2.0, alpha) + pole / alpha**2))
+                         - 1.0)
+        candidate = u - value / slope if slope < 0 else np.nan
+        if not low < candidate < min(high, u_max):
+            candidate = (0.5 * (low + high) if np.isfinite(low) and np.isfinite(high)
+                         else min(u + 2.0, 0.5 * (u + u_max)) if value > 0 else u - 2.0)
+        u = candidate
+    return alpha
+
+
+def test_kernel_fixed_point_is_the_numpy_one_bit_for_bit():
+    """The kernel (`kernels.dirichlet`) changes how fast alpha is found, never which alpha."""
+    rng = np.random.default_rng(0)
+    for trial in range(300):
+        n_topics = int(rng.choice([2, 3, 10, 100, 137]))
+        alpha = np.exp(rng.uniform(np.log(1e-3), np.log(5.0), n_topics)) * rng.uniform(0.01, 10)
+        log_theta = (digamma(alpha) - digamma(alpha.sum())
+                     + rng.normal(0.0, 0.01, n_topics) * rng.uniform())
+        start = float(alpha.sum() * np.exp(rng.normal(0.0, 0.3)))
+        alpha_start = None if trial % 3 == 0 else alpha * np.exp(rng.normal(0.0, 0.05, n_topics))
+        pole = 0.0 if trial % 4 else rng.uniform(0.0, 0.1)
+        np.testing.assert_array_equal(
+            fixed_point_alpha(log_theta, start=start, alpha_start=alpha_start, pole=pole),
+            numpy_fixed_point(log_theta, start, alpha_start, pole))

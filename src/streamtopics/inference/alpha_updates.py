@@ -24,6 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import digamma, zeta
 
+from ..kernels.dirichlet import implied_alpha, inverse_digamma_newton
+
 # The largest total concentration sum(alpha) the fixed point returns: when sum_k exp(s2_k) >= 1
 # (possible only through rounding) the likelihood grows without bound as alpha grows.
 MAX_CONCENTRATION = 1e12
@@ -34,51 +36,36 @@ def _trigamma(x):
     return zeta(2.0, x)
 
 
-def inverse_digamma(y, tolerance: float = 1e-15, max_iterations: int = 60, start=None) -> np.ndarray:
-    """x > 0 with digamma(x) = y, elementwise, by Newton's method.
+def _minka_start(y: np.ndarray) -> np.ndarray:
+    """Minka's (2000, appendix C) starting point for digamma(x) = y: exp(y) + 1/2 for
+    y >= -2.22, else -1/(y + gamma)."""
+    return np.where(y >= -2.22, np.exp(np.minimum(y, 700.0)) + 0.5,
+                    -1.0 / (np.minimum(y, -2.22) + _EULER))
 
-    Starting point: ``start`` (positive, e.g. a nearby earlier solution) or that of Minka (2000,
-    appendix C), exp(y) + 1/2 for y >= -2.22, else -1/(y + gamma). digamma is increasing and
-    concave, so a Newton step from the right of the root lands left of it, and from there the
-    steps increase monotonically to it; a step that would leave (0, inf) halves x instead.
+
+def inverse_digamma(y, tolerance: float = 1e-15, max_iterations: int = 60, start=None) -> np.ndarray:
+    """x > 0 with digamma(x) = y, elementwise, by Newton's method (`kernels.dirichlet`).
+
+    Starting point: ``start`` (positive, e.g. a nearby earlier solution) or `_minka_start`.
+    digamma is increasing and concave, so a Newton step from the right of the root lands left
+    of it, and from there the steps increase monotonically to it; a step that would leave
+    (0, inf) halves x instead.
     """
     y = np.asarray(y, dtype=np.float64)
+    x = _minka_start(y) if start is None else np.asarray(start, dtype=np.float64)
+    x = inverse_digamma_newton(y.ravel(), np.broadcast_to(x, y.shape).ravel(), 0.0, 2.0,
+                               tolerance, max_iterations, 0)
+    return x.reshape(y.shape)
+
+
+def _implied_alpha(total, log_theta: np.ndarray, start=None, pole: float = 0.0):
+    """`kernels.dirichlet.implied_alpha` for a = ``total``: (alpha(a), its sum, the residual,
+    the slope). Without ``start``, Newton starts from `_minka_start` (NumPy's exp: the kernel
+    has only the C library's, which rounds differently)."""
     if start is None:
-        x = np.where(y >= -2.22, np.exp(np.minimum(y, 700.0)) + 0.5,
-                     -1.0 / (np.minimum(y, -2.22) + _EULER))
-    else:
-        x = np.array(start, dtype=np.float64)
-    for _ in range(max_iterations):
-        step = (digamma(x) - y) / _trigamma(x)
-        new = np.where(step >= x, 0.5 * x, x - step)
-        if np.all(np.abs(new - x) <= tolerance * new):
-            return new
-        x = new
-    return x
-
-
-def _inverse_digamma_with_pole(y, pole: float, start=None, tolerance: float = 1e-15,
-                              max_iterations: int = 100) -> np.ndarray:
-    """x > 0 with digamma(x) - pole / x = y, elementwise (``pole`` >= 0; 0 is `inverse_digamma`).
-
-    The left side is increasing and concave in x, and x_0 = inverse_digamma(y) lies left of the
-    root (there the left side is y - pole / x_0 <= y), so Newton's method from x_0 increases
-    monotonically to the root."""
-    x = inverse_digamma(y, start=start)
-    if pole == 0.0:
-        return x
-    for _ in range(max_iterations):
-        step = (digamma(x) - pole / x - y) / (_trigamma(x) + pole / (x * x))
-        new = x - step
-        if np.all(np.abs(new - x) <= tolerance * new):
-            return new
-        x = new
-    return x
-
-
-def _implied_alpha(total: float, log_theta: np.ndarray, start=None, pole: float = 0.0) -> np.ndarray:
-    return np.maximum(_inverse_digamma_with_pole(digamma(total) + log_theta, pole, start=start),
-                      np.finfo(float).tiny)
+        start = _minka_start(digamma(total) + log_theta)
+    return implied_alpha(float(total), log_theta, np.asarray(start, dtype=np.float64),
+                         float(pole), 2.0)
 
 
 def fixed_point_alpha(log_theta: np.ndarray, start: float = 1.0, tolerance: float = 1e-13,
@@ -97,36 +84,34 @@ def fixed_point_alpha(log_theta: np.ndarray, start: float = 1.0, tolerance: floa
 
     ``pole`` c >= 0 solves digamma(alpha_k) - c / alpha_k - digamma(sum alpha) = s2_k instead
     (the M-step under a Gamma prior, `gamma_prior_alpha`); the same scalar iteration applies, with
-    alpha_k(a) from `_inverse_digamma_with_pole`.
+    alpha_k(a) from `kernels.dirichlet.inverse_digamma_newton`.
+
+    Each value of a is one kernel call (`kernels.dirichlet.implied_alpha`: the K inverse
+    digammas, the sum, the residual and the slope), the same doubles as this iteration written
+    with NumPy and SciPy; a and its exp and log stay here, in NumPy.
     """
-    log_theta = np.asarray(log_theta, dtype=np.float64)
+    log_theta = np.ascontiguousarray(log_theta, dtype=np.float64)
     if log_theta.size == 1:
         raise ValueError("alpha is not identifiable with a single topic (s2 = 0 for every alpha)")
     if not np.all(np.isfinite(log_theta)):
         raise ValueError("s2 (expected log topic proportions) must be finite")
 
-    guess = [None if alpha_start is None else np.array(alpha_start, dtype=np.float64)]
-
-    def excess(u):
-        total = np.exp(u)
-        alpha = _implied_alpha(total, log_theta, guess[0], pole)
-        guess[0] = alpha
-        return alpha.sum() - total, alpha, total
-
+    alpha = None if alpha_start is None else np.array(alpha_start, dtype=np.float64)
     u = float(np.log(start)) if np.isfinite(start) and start > 0 else 0.0
     low, high = -np.inf, np.inf
     u_max = np.log(MAX_CONCENTRATION)
     for _ in range(max_iterations):
-        value, alpha, total = excess(u)
-        if abs(digamma(total) - digamma(alpha.sum())) <= tolerance:
+        total = np.exp(u)  # NumPy's exp, as ever: the C library's rounds differently
+        alpha, alpha_sum, residual, slope = _implied_alpha(total, log_theta, alpha, pole)
+        if residual <= tolerance:
             return alpha
+        value = alpha_sum - total
         if value > 0:
             low = u
         else:
             high = u
         if low >= u_max:
-            return _implied_alpha(MAX_CONCENTRATION, log_theta, pole=pole)
-        slope = total * (_trigamma(total) * np.sum(1.0 / (_trigamma(alpha) + pole / alpha**2)) - 1.0)
+            return _implied_alpha(MAX_CONCENTRATION, log_theta, pole=pole)[0]
         candidate = u - value / slope if slope < 0 else np.nan
         if not low < candidate < min(high, u_max):
             if np.isfinite(low) and np.isfinite(high):
