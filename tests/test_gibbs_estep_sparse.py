@@ -21,6 +21,7 @@ from streamtopics.inference.topic_mask import TopicMask, kernel_mask
 from streamtopics.kernels.gibbs_estep import RECORD_SAMPLE
 from streamtopics.kernels.gibbs_estep_sparse import sample_two_buckets, search_cumulative
 from streamtopics.kernels.local_gibbs import gibbs_sweeps
+from streamtopics.kernels.statistics import add_scaled_rows
 
 from helpers import random_minibatch
 from test_gibbs_estep import KERNELS, run_kernel
@@ -210,3 +211,31 @@ def test_deferred_smoothing_part_equals_the_kernels_own():
     theta = batch.document_totals(entry_topic) / recorded + alpha
     np.testing.assert_allclose(run.doc_topic(), theta / theta.sum(axis=1, keepdims=True),
                                rtol=1e-13)
+
+
+@pytest.mark.parametrize("sampler", ["sparse", "mh"])
+def test_boosted_statistics_sum_only_the_present_topics_bit_for_bit(sampler):
+    """With the boosted schedule (one pass a call), `GibbsRun` sums each entry's recorded
+    conditionals over its document's present topics only, and clears only those: the
+    statistics after every pass equal the full entries x K sum bit for bit (asked twice, as
+    the run hands its smoothing rows over), and every other value of the entries' rows is 0."""
+    rng = np.random.default_rng(11)
+    batch = random_minibatch(rng, n_docs=15, n_words=40, mean_length=30)
+    n_topics, passes = 40, 9
+    run = GibbsEstimator(passes=passes, sampler=sampler).begin(batch, n_topics, seed=5,
+                                                                minibatch_index=2)
+    for t in range(passes):
+        alpha = rng.uniform(0.01, 0.3, n_topics)
+        run.advance(rng.random((batch.words.size, n_topics)) ** 8, alpha, 1)
+        assert run.touched is not None
+        outside = ~run.touched[batch.entry_document]
+        assert np.all(run.entry_topic[outside] == 0.0)
+        smoothing = np.zeros((batch.words.size, n_topics))
+        for weights, call_alpha, inverse in run.smoothing_calls:
+            add_scaled_rows(smoothing, np.bincount(batch.entry_word, inverse,
+                                                   minlength=batch.words.size),
+                            weights, call_alpha)
+        expected = batch.word_totals(run.entry_topic, run.n_recorded, smoothing)
+        np.testing.assert_array_equal(run.statistics().word_topic, expected)
+        np.testing.assert_array_equal(run.statistics().word_topic, expected)
+    assert outside.mean() > 0.3  # the sums did skip most topics

@@ -51,13 +51,38 @@ def test_group_sums_are_the_indicator_product_bit_for_bit():
     rng = np.random.default_rng(2)
     values = _values(rng, (300, 6))
     group = rng.integers(0, 40, 300)
+    every = (statistics.ALL_COLUMNS,) * 3
     for divisor in (1.0, 3.0):
         for start in (np.zeros((45, 6)), _values(rng, (45, 6))):
-            np.testing.assert_array_equal(statistics.group_sums(values, group, start.copy(), divisor),
-                                          naive.group_sums(values, group, start, divisor))
+            np.testing.assert_array_equal(
+                statistics.group_sums(values, group, start.copy(), divisor, *every),
+                naive.group_sums(values, group, start, divisor))
     indicator = sp.csr_matrix((np.ones(300), (group, np.arange(300))), shape=(45, 300))
-    np.testing.assert_array_equal(statistics.group_sums(values, group, np.zeros((45, 6)), 1.0),
-                                  indicator @ values)
+    np.testing.assert_array_equal(statistics.group_sums(values, group, np.zeros((45, 6)), 1.0,
+                                                        *every), indicator @ values)
+
+
+def test_group_sums_on_column_sets_equal_the_full_sums_bit_for_bit():
+    """Rows non-zero only on their set's columns (sets shared by several rows, as an entry's
+    document's topics): summing the set columns alone gives the full sums bit for bit, and
+    `clear_sets` zeroes exactly those columns."""
+    rng = np.random.default_rng(5)
+    n_rows, n_sets, width = 400, 30, 12
+    row_set = rng.integers(0, n_sets, n_rows)
+    member = rng.random((n_sets, width)) < 0.3
+    set_ptr = np.concatenate([[0], np.cumsum(member.sum(axis=1))]).astype(np.int64)
+    set_items = np.nonzero(member)[1].astype(np.int64)
+    values = np.where(member[row_set], rng.normal(size=(n_rows, width)), 0.0)
+    group = rng.integers(0, 50, n_rows)
+    every = (statistics.ALL_COLUMNS,) * 3
+    for divisor in (1.0, 7.0):
+        start = np.abs(_values(rng, (50, width)))
+        np.testing.assert_array_equal(
+            statistics.group_sums(values, group, start.copy(), divisor, row_set, set_ptr,
+                                  set_items),
+            statistics.group_sums(values, group, start.copy(), divisor, *every))
+    statistics.clear_sets(values, row_set, set_ptr, set_items)
+    np.testing.assert_array_equal(values, np.zeros((n_rows, width)))
 
 
 def test_has_empty_row_is_a_zero_row_sum():

@@ -55,7 +55,8 @@ from ..kernels.gibbs_estep import (NO_MASK_VALUES, RECORD_CONDITIONALS, RECORD_D
                                    RECORD_SAMPLE)
 from ..kernels.gibbs_estep_mh import DEFAULT_CYCLES
 from ..kernels.local_gibbs import gibbs_sweeps
-from ..kernels.statistics import add_scaled_rows, has_empty_row, tree_block_totals
+from ..kernels.statistics import (add_scaled_rows, clear_sets, group_sums, has_empty_row,
+                                  tree_block_totals)
 from ..kernels.topic_mask import NO_MASK_PTR, NO_MASK_TOPICS
 from .minibatch import Minibatch
 from .stats import MinibatchStats
@@ -159,6 +160,11 @@ class GibbsRun:
         # the first ``smoothed`` calls are in ``word_smoothing`` (built when asked for).
         self.smoothing_calls: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.word_smoothing, self.smoothed = None, 0
+        # Topics each document's rows of entry_topic may be non-zero on (B x K), or None when
+        # not known (every topic). A call of the sparse kernel or MH chain that records one
+        # pass, its last, writes only the topics present in the document at its end: a
+        # boosted step's calls (`_touched_rows`).
+        self.touched = np.zeros((batch.n_documents, n_topics), dtype=bool)
 
     @property
     def window_start(self) -> int:
@@ -168,6 +174,7 @@ class GibbsRun:
     def advance(self, weights: np.ndarray, alpha: np.ndarray, n_passes: int) -> None:
         """Run ``n_passes`` more passes with word weights ``weights`` (U x K, the minibatch's
         words) and prior ``alpha``."""
+        batch = self.batch
         first = self.passes_done
         last = first + n_passes
         if n_passes < 1 or last > self.estimator.passes:
@@ -177,12 +184,15 @@ class GibbsRun:
         else:
             record_from, reset = self.window_start, first <= self.window_start
         if reset:
-            self.entry_topic[:] = 0.0
+            if self.touched is None:
+                self.entry_topic[:] = 0.0
+            else:
+                clear_sets(self.entry_topic, *self._touched_sets())
+            self.touched = np.zeros(self.doc_topic_counts.shape, dtype=bool)
             self.doc_log_theta[:] = 0.0
             self.n_recorded = 0
             self.smoothing_calls, self.word_smoothing, self.smoothed = [], None, 0
         alpha = np.ascontiguousarray(alpha, dtype=np.float64)
-        batch = self.batch
         # Always every argument: a numba call that leaves defaults out takes the dispatcher's
         # slow path (about 0.3 ms per call: per pass of ++, per document of transform).
         mask = (NO_MASK_PTR, NO_MASK_TOPICS, NO_MASK_VALUES) if batch.topic_mask is None else (
@@ -204,6 +214,11 @@ class GibbsRun:
                      self.estimator.kernel_mh_cycles)
         if deferred and recorded:
             self.smoothing_calls.append((weights, alpha, inverse))
+        if self.touched is not None and recorded:
+            if recorded == 1 and sparse and batch.topic_mask is None:
+                self.touched |= self.doc_topic_counts > 0.0
+            else:
+                self.touched = None
         self.n_recorded += recorded
         self.passes_done = last
         self.alpha = alpha
@@ -221,6 +236,30 @@ class GibbsRun:
                             weights, alpha)
         self.smoothed = len(self.smoothing_calls)
         return self.word_smoothing
+
+    def _touched_sets(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``touched`` as column sets of `kernels.statistics.group_sums`: (the set of each
+        entry (its document), set_ptr B + 1, set_items)."""
+        counts = self.touched.sum(axis=1)
+        set_ptr = np.zeros(counts.size + 1, dtype=np.int64)
+        np.cumsum(counts, out=set_ptr[1:])
+        return self.batch.entry_document, set_ptr, np.nonzero(self.touched)[1]
+
+    def _touched_rows(self) -> np.ndarray:
+        """The word rows of the recorded passes when ``touched`` is known: the smoothing part
+        per word plus the entries' rows on their documents' touched topics only, O(U K +
+        entries x topics present) instead of O(entries x K), the same sums bit for bit as
+        `Minibatch.word_totals` (`kernels.statistics.group_sums`)."""
+        batch = self.batch
+        if not self.smoothing_calls:
+            rows = np.zeros((batch.words.size, self.touched.shape[1]))
+        elif self.window_start < self.passes_done < self.estimator.passes:
+            rows = self._word_smoothing().copy()  # the next call adds to it
+        else:  # the next call starts afresh: hand the rows over (rebuilt if asked again)
+            rows = self._word_smoothing()
+            self.word_smoothing, self.smoothed = None, 0
+        return group_sums(self.entry_topic, batch.entry_word, rows, float(self.n_recorded),
+                          *self._touched_sets())
 
     def _entry_totals(self) -> np.ndarray:
         """The recorded conditionals summed over the recorded passes, per entry (entries x K)."""
@@ -242,11 +281,14 @@ class GibbsRun:
         return self._entry_totals() / self.n_recorded
 
     def statistics(self) -> MinibatchStats:
-        """The minibatch's statistics; the word rows of the recorded passes of at most one call
-        (every run but a boosted step's window) in parallel over words (`_block_rows`), the
-        same sums as `Minibatch.word_totals` onto the smoothing part."""
+        """The minibatch's statistics. The word rows: over the touched topics alone when they
+        are known (a boosted step's passes, `_touched_rows`); else, of the recorded passes of
+        at most one call, in parallel over words (`_block_rows`); else by
+        `Minibatch.word_totals` onto the smoothing part. The same sums in every case."""
         batch = self.batch
-        if len(self.smoothing_calls) > 1:
+        if self.touched is not None:
+            word_topic = self._touched_rows()
+        elif len(self.smoothing_calls) > 1:
             word_topic = batch.word_totals(self.entry_topic, self.n_recorded,
                                            self._word_smoothing())
         else:

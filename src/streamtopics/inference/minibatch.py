@@ -13,7 +13,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from ..kernels.statistics import group_sums
+from ..kernels.statistics import ALL_COLUMNS, group_sums
 from .topic_mask import TopicMask
 
 
@@ -103,12 +103,14 @@ class Minibatch:
         ``start`` (U x K, not modified; zeros if None), and divide by ``divisor``: (U x K)."""
         out = (np.zeros((self.words.size, entry_topic.shape[1])) if start is None
                else np.array(start, dtype=np.float64))
-        return group_sums(entry_topic, self.entry_word, out, float(divisor))
+        return group_sums(entry_topic, self.entry_word, out, float(divisor), ALL_COLUMNS,
+                          ALL_COLUMNS, ALL_COLUMNS)
 
     def document_totals(self, entry_topic: np.ndarray) -> np.ndarray:
         """Sum an (entries x K) array over the entries of each document: (B x K)."""
         return group_sums(entry_topic, self.entry_document,
-                          np.zeros((self.n_documents, entry_topic.shape[1])), 1.0)
+                          np.zeros((self.n_documents, entry_topic.shape[1])), 1.0, ALL_COLUMNS,
+                          ALL_COLUMNS, ALL_COLUMNS)
 
     @cached_property
     def entry_document(self) -> np.ndarray:

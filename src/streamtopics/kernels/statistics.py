@@ -51,23 +51,50 @@ def set_rows(raw, words, rows):
             row[k] = rows[u, k]
 
 
+# "Every column" for `group_sums` and `clear_sets`: no column sets given.
+ALL_COLUMNS = np.zeros(0, dtype=np.int64)
+
+
 @njit(cache=True)
-def group_sums(values, group, out, divisor):
+def group_sums(values, group, out, divisor, row_set, set_ptr, set_items):
     """Add the rows of ``values`` (n x K) to the rows ``group`` (n ids) of ``out``, in order of
     the rows, then divide ``out`` by ``divisor``, in place: ``out[:] = (out + indicator @
     values) / divisor`` with the 0/1 CSR indicator of the groups (rows of each group in
-    ascending order); returns ``out``."""
+    ascending order); returns ``out``.
+
+    With column sets (``set_ptr`` not empty), row j adds only the columns
+    ``set_items[set_ptr[s]:set_ptr[s + 1]]``, s = ``row_set[j]``; its other values must be
+    exactly 0 (+0.0 added to a sum that is not -0.0 leaves it unchanged), and the result is the
+    same bit for bit: a boosted Gibbs pass's recorded conditionals are non-zero only on the
+    topics present in the entry's document (`inference.gibbs_estep.GibbsRun`)."""
     n_topics = values.shape[1]
     for j in range(group.size):
         target = out[group[j]]
         row = values[j]
-        for k in range(n_topics):
-            target[k] += row[k]
+        if set_ptr.size:
+            s = row_set[j]
+            for i in range(set_ptr[s], set_ptr[s + 1]):
+                k = set_items[i]
+                target[k] += row[k]
+        else:
+            for k in range(n_topics):
+                target[k] += row[k]
     if divisor != 1.0:
         for g in range(out.shape[0]):
             for k in range(n_topics):
                 out[g, k] /= divisor
     return out
+
+
+@njit(cache=True)
+def clear_sets(values, row_set, set_ptr, set_items):
+    """``values[j, k] = 0`` for the columns k of row j's set (as in `group_sums`): the rows
+    cleared in O(set sizes) when nothing else in them is non-zero."""
+    for j in range(row_set.size):
+        row = values[j]
+        s = row_set[j]
+        for i in range(set_ptr[s], set_ptr[s + 1]):
+            row[set_items[i]] = 0.0
 
 
 @njit(cache=True)
