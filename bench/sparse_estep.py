@@ -49,11 +49,16 @@ from streamtopics.evaluation import left_to_right  # noqa: E402
 from measuring import CORPORA, KernelClock, command_line, write_results  # noqa: E402
 
 LOCAL_PASSES = 20
+# gensim LdaModel's runs: name -> chunksize (its default, and minibatches nearer ours)
+GENSIM = {"gensim LdaModel (defaults: chunksize 2000)": 2000,
+          "gensim LdaModel (chunksize 256)": 256}
 
 
-def fit_goem(train, n_topics, sampler, clock, passes=LOCAL_PASSES):
-    model = OnlineLDA(n_topics, method="g-oem", batch_size=100, local_passes=passes,
-                      n_passes=1, random_state=0, local_sampler=sampler)
+def fit_goem(train, n_topics, sampler, clock, passes=LOCAL_PASSES, seed=0, method="g-oem"):
+    """One pass of ``method`` (G-OEM) in minibatches of 100: (CPU seconds, seconds inside the
+    kernels ``clock`` wraps, beta, alpha, P)."""
+    model = OnlineLDA(n_topics, method=method, batch_size=100, local_passes=passes,
+                      n_passes=1, random_state=seed, local_sampler=sampler)
     clock.seconds = 0.0
     started = time.process_time()
     model.fit(train)
@@ -61,7 +66,9 @@ def fit_goem(train, n_topics, sampler, clock, passes=LOCAL_PASSES):
             model.doc_topic_prior_, passes)
 
 
-def fit_gensim(train, n_topics, chunksize):
+def fit_gensim(train, n_topics, chunksize, seed=0):
+    """One pass of gensim's LdaModel at its defaults but ``chunksize``: the same tuple as
+    `fit_goem` (no kernel time, no P)."""
     from gensim.models import LdaModel
     counts = train.counts
     bow = [list(zip(counts.indices[counts.indptr[d]:counts.indptr[d + 1]].tolist(),
@@ -70,7 +77,7 @@ def fit_gensim(train, n_topics, chunksize):
     id2word = {i: str(w) for i, w in enumerate(train.vocabulary)}
     started = time.process_time()
     model = LdaModel(bow, num_topics=n_topics, id2word=id2word, passes=1, chunksize=chunksize,
-                     eval_every=None, random_state=0)
+                     eval_every=None, random_state=seed)
     seconds = time.process_time() - started
     return seconds, None, model.get_topics(), np.asarray(model.alpha, dtype=np.float64), None
 
@@ -87,8 +94,8 @@ def measure(corpus_name, n_topics, args, clock):
         runs[name] = min((fit_goem(train, n_topics, sampler, clock, passes)
                           for _ in range(args.repeats)), key=lambda run: run[0])
     if not args.no_gensim:
-        runs["gensim LdaModel (defaults: chunksize 2000)"] = fit_gensim(train, n_topics, 2000)
-        runs["gensim LdaModel (chunksize 256)"] = fit_gensim(train, n_topics, 256)
+        for name, chunksize in GENSIM.items():
+            runs[name] = fit_gensim(train, n_topics, chunksize)
     scores = {name: np.asarray(left_to_right(beta, alpha, test, n_particles=10, seed=0)
                                .log_likelihoods) for name, (_, _, beta, alpha, _) in runs.items()}
     rows = []
@@ -117,6 +124,19 @@ def measure(corpus_name, n_topics, args, clock):
     return rows
 
 
+def number(value, digits=2):
+    """A table cell: ``value`` to ``digits`` decimals, empty for None."""
+    return "" if value is None else f"{value:.{digits}f}"
+
+
+def speed_cells(row) -> str:
+    """The first cells of a table row: corpus, K, method, train seconds, documents/s and the
+    speed ratios to the two `GENSIM` runs (empty where not run), up to the next cell."""
+    ratios = " | ".join(number(row.get(f"speed vs {name}")) for name in GENSIM)
+    return (f"| {row['corpus']} | {row['K']} | {row['method']} | {row['seconds']:.2f} | "
+            f"{row['documents_per_second']:.0f} | {ratios} | ")
+
+
 def markdown(rows, test_documents):
     lines = ["| corpus | K | method | train s | docs/s | x gensim defaults | x gensim 256 | "
              "x dense | kernel ns / token-pass | ns / token-pass-topic | held-out log-perplexity "
@@ -124,16 +144,10 @@ def markdown(rows, test_documents):
              "sparse better by (± paired SE) |",
              "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
 
-    def number(value, digits=2):
-        return "" if value is None else f"{value:.{digits}f}"
-
     for row in rows:
         lines.append(
-            f"| {row['corpus']} | {row['K']} | {row['method']} | {row['seconds']:.2f} | "
-            f"{row['documents_per_second']:.0f} | "
-            f"{number(row.get('speed vs gensim LdaModel (defaults: chunksize 2000)'))} | "
-            f"{number(row.get('speed vs gensim LdaModel (chunksize 256)'))} | "
-            f"{row['speed vs G-OEM dense']:.2f} | {number(row.get('kernel_ns_per_token_pass'), 1)} | "
+            f"{speed_cells(row)}{row['speed vs G-OEM dense']:.2f} | "
+            f"{number(row.get('kernel_ns_per_token_pass'), 1)} | "
             f"{number(row.get('kernel_ns_per_token_pass_topic'), 3)} | "
             f"{row['log_perplexity_per_document']:.2f} | "
             f"{row['dense_better_by']:+.2f} ± {row['dense_paired_se']:.2f} | "
