@@ -2,6 +2,7 @@
 twins (tests/naive.py) bit for bit, on values spread over many orders of magnitude."""
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
 import naive
@@ -12,15 +13,17 @@ def _values(rng, shape):
     return rng.random(shape) * 10.0 ** rng.uniform(-12, 12, shape)
 
 
-def test_blend_rows_is_its_twin_bit_for_bit():
+@pytest.mark.parametrize("n_topics, n_threads", [(7, 1), (7, 2), (100, 2), (100, 3), (9, 5)])
+def test_blend_rows_is_its_twin_bit_for_bit(n_topics, n_threads):
+    """For any split of the topics between threads (``n_threads`` ranges of whole lines)."""
     rng = np.random.default_rng(0)
-    raw = _values(rng, (50, 7))
+    raw = _values(rng, (50, n_topics))
     words = rng.choice(50, 20, replace=False)
-    word_topic = _values(rng, (20, 7))
+    word_topic = _values(rng, (20, n_topics))
     expected_raw = raw.copy()
     expected_sums = naive.blend_rows(expected_raw, words, word_topic, 13, 0.37)
-    sums = np.empty(7)
-    statistics.blend_rows(raw, words, word_topic, 13.0, 0.37, sums)
+    sums = np.empty(n_topics)
+    statistics.blend_rows(raw, words, word_topic, 13.0, 0.37, sums, n_threads)
     np.testing.assert_array_equal(raw, expected_raw)
     np.testing.assert_array_equal(sums, expected_sums)
 

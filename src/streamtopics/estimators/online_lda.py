@@ -376,8 +376,9 @@ class OnlineLDA(TopicModelEstimator):
             if self.method_.full_batch:
                 after_step(self._engine, self._engine.batch_step(self._chunks(counts)))
             else:
-                self._engine.fit((Minibatch.from_counts(
-                    counts[start:start + self.batch_size], topic_mask=None if topic_mask is None
+                self._engine.fit((Minibatch.from_rows(
+                    counts, start, min(start + self.batch_size, counts.shape[0]),
+                    topic_mask=None if topic_mask is None
                     else topic_mask.rows(start, min(start + self.batch_size, counts.shape[0])))
                     for start in range(0, counts.shape[0], self.batch_size)),
                     callbacks=[after_step])

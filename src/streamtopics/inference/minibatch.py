@@ -12,6 +12,7 @@ from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 
 from ..kernels.statistics import ALL_COLUMNS, group_sums
 from .topic_mask import TopicMask
@@ -44,21 +45,29 @@ class Minibatch:
         """From a (B, V) sparse or dense matrix of non-negative integer counts (and the B
         documents' ``topic_mask``)."""
         counts = sp.csr_matrix(counts)
-        if not counts.has_canonical_format or not np.all(counts.data):
-            counts = counts.copy()  # never modify the caller's matrix
-            counts.sum_duplicates()
-            counts.eliminate_zeros()
-        present = np.zeros(counts.shape[1], dtype=bool)  # O(entries + V), no sort (np.unique)
-        present[counts.indices] = True
-        words = np.flatnonzero(present)
-        entry_word = (np.cumsum(present) - 1)[counts.indices]
-        entry_count = counts.data.astype(np.int64)
-        token_ptr = np.zeros(counts.shape[0] + 1, dtype=np.int64)
-        np.cumsum(np.asarray(counts.sum(axis=1), dtype=np.int64).ravel(), out=token_ptr[1:])
-        return cls(doc_ptr=counts.indptr.astype(np.int64), entry_word=entry_word.astype(np.int64).ravel(),
-                   entry_count=entry_count, token_ptr=token_ptr, words=words.astype(np.int64),
-                   n_words=counts.shape[1], first_document=int(first_document),
-                   topic_mask=topic_mask)
+        return cls.from_rows(counts, 0, counts.shape[0], first_document, topic_mask)
+
+    @classmethod
+    def from_rows(cls, counts: sp.csr_matrix, start: int, stop: int, first_document: int = 0,
+                  topic_mask: TopicMask | None = None) -> "Minibatch":
+        """From rows ``start:stop`` of a CSR matrix of non-negative integer counts (and those
+        documents' ``topic_mask``): `from_counts` of ``counts[start:stop]`` without the slice,
+        one kernel pass (`csr_layout`) when the rows have sorted, distinct words and no
+        explicit zero (a `Corpus`'s counts), else through a canonical copy of them. ``stop``
+        past the last row means the last row, as in a slice."""
+        stop = min(stop, counts.shape[0])
+        canonical, *layout = csr_layout(counts.indptr, counts.indices, counts.data, start, stop,
+                                        counts.shape[1])
+        if not canonical:
+            rows = counts[start:stop].copy()  # never modify the caller's matrix
+            rows.sum_duplicates()
+            rows.eliminate_zeros()
+            _, *layout = csr_layout(rows.indptr, rows.indices, rows.data, 0, rows.shape[0],
+                                    rows.shape[1])
+        doc_ptr, entry_word, entry_count, token_ptr, words = layout
+        return cls(doc_ptr=doc_ptr, entry_word=entry_word, entry_count=entry_count,
+                   token_ptr=token_ptr, words=words, n_words=counts.shape[1],
+                   first_document=int(first_document), topic_mask=topic_mask)
 
     def documents(self, start: int, stop: int) -> "Minibatch":
         """Documents ``start:stop`` as a minibatch of their own: the same entries in the same
@@ -116,3 +125,39 @@ class Minibatch:
     def entry_document(self) -> np.ndarray:
         """The document of each entry."""
         return np.repeat(np.arange(self.n_documents, dtype=np.int64), np.diff(self.doc_ptr))
+
+
+@njit(cache=True)
+def csr_layout(indptr, indices, data, start, stop, n_words):
+    """(canonical, doc_ptr, entry_word, entry_count, token_ptr, words) of rows ``start:stop``
+    of a CSR matrix (see `Minibatch`), in O(entries + V) without a sort; ``canonical`` is
+    False when a row's words are not strictly increasing or a count is not positive (then the
+    caller makes them so and calls again)."""
+    first, last = indptr[start], indptr[stop]
+    doc_ptr = np.empty(stop - start + 1, dtype=np.int64)
+    token_ptr = np.zeros(stop - start + 1, dtype=np.int64)
+    entry_count = np.empty(last - first, dtype=np.int64)
+    local = np.zeros(n_words, dtype=np.int64)  # 1 + the local id of each present word
+    canonical = True
+    for d in range(stop - start):
+        doc_ptr[d] = indptr[start + d] - first
+        tokens = 0
+        for e in range(indptr[start + d], indptr[start + d + 1]):
+            canonical = canonical and data[e] > 0 and (
+                e == indptr[start + d] or indices[e] > indices[e - 1])
+            entry_count[e - first] = data[e]
+            tokens += entry_count[e - first]
+            local[indices[e]] = 1
+        token_ptr[d + 1] = token_ptr[d] + tokens
+    doc_ptr[stop - start] = last - first
+    n_present = 0
+    for v in range(n_words):
+        if local[v]:
+            n_present += 1
+            local[v] = n_present
+    words = np.empty(n_present, dtype=np.int64)
+    entry_word = np.empty(last - first, dtype=np.int64)
+    for e in range(first, last):
+        entry_word[e - first] = local[indices[e]] - 1
+        words[entry_word[e - first]] = indices[e]
+    return canonical, doc_ptr, entry_word, entry_count, token_ptr, words

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 from scipy.special import digamma
 
@@ -163,7 +164,8 @@ class SufficientStats:
             self.log_theta *= 1.0 - rho
         column_sums = np.empty(self.n_topics)
         blend_rows(self.raw, self._row_index(minibatch.words), minibatch.word_topic,
-                   float(minibatch.n_documents), rho / self.scale, column_sums)
+                   float(minibatch.n_documents), rho / self.scale, column_sums,
+                   numba.get_num_threads())
         self.topic_totals += rho * column_sums
         self.log_theta += rho * (minibatch.log_theta / minibatch.n_documents)
         if minibatch.tables is not None:

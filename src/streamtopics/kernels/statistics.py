@@ -15,27 +15,36 @@ import numpy as np
 from numba import njit, prange
 
 
-@njit(cache=True)
-def blend_rows(raw, words, word_topic, n_documents, coefficient, column_sums):
+@njit(cache=True, parallel=True)
+def blend_rows(raw, words, word_topic, n_documents, coefficient, column_sums, n_threads=1):
     """``mean = word_topic / n_documents; raw[words] += coefficient * mean;
-    column_sums[:] = mean.sum(axis=0)`` (``words`` distinct)."""
+    column_sums[:] = mean.sum(axis=0)`` (``words`` distinct). In parallel over ``n_threads``
+    ranges of topics (whole cache lines of 8 topics), each thread one pass over the rows, each
+    column summed row after row as on one thread: the same result for any thread count."""
     n_topics = word_topic.shape[1]
-    column_sums[:] = 0.0
-    for u in range(words.size):
-        row = raw[words[u]]
-        for k in range(n_topics):
-            mean = word_topic[u, k] / n_documents
-            row[k] += coefficient * mean
-            column_sums[k] += mean
+    lines = (n_topics + 7) // 8
+    n_parts = max(1, min(n_threads, lines))
+    for part in prange(n_parts):
+        first = min(n_topics, 8 * (lines * part // n_parts))
+        last = min(n_topics, 8 * (lines * (part + 1) // n_parts))
+        sums = column_sums[first:last]  # slices: indices from 0, no wraparound checks
+        sums[:] = 0.0
+        for u in range(words.size):
+            row = raw[words[u], first:last]
+            values = word_topic[u, first:last]
+            for k in range(sums.size):
+                mean = values[k] / n_documents
+                row[k] += coefficient * mean
+                sums[k] += mean
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def affine_rows(raw, words, factor, offset):
     """``raw[words] * factor + offset`` (U x K): the word weights of a row-affine
-    parameterisation."""
+    parameterisation, in parallel over the rows."""
     n_topics = raw.shape[1]
     out = np.empty((words.size, n_topics))
-    for u in range(words.size):
+    for u in prange(words.size):
         row = raw[words[u]]
         for k in range(n_topics):
             out[u, k] = row[k] * factor[k] + offset[k]
