@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 from scipy.special import digamma, zeta
 
@@ -54,7 +55,7 @@ def inverse_digamma(y, tolerance: float = 1e-15, max_iterations: int = 60, start
     y = np.asarray(y, dtype=np.float64)
     x = _minka_start(y) if start is None else np.asarray(start, dtype=np.float64)
     x = inverse_digamma_newton(y.ravel(), np.broadcast_to(x, y.shape).ravel(), 0.0, 2.0,
-                               tolerance, max_iterations, 0)
+                               tolerance, max_iterations, 0, numba.get_num_threads())
     return x.reshape(y.shape)
 
 
@@ -65,7 +66,7 @@ def _implied_alpha(total, log_theta: np.ndarray, start=None, pole: float = 0.0):
     if start is None:
         start = _minka_start(digamma(total) + log_theta)
     return implied_alpha(float(total), log_theta, np.asarray(start, dtype=np.float64),
-                         float(pole), 2.0)
+                         float(pole), 2.0, numba.get_num_threads())
 
 
 def fixed_point_alpha(log_theta: np.ndarray, start: float = 1.0, tolerance: float = 1e-13,

@@ -7,69 +7,115 @@ and trigamma (`kernels.special.scipy_digamma`, `scipy_zeta`), NumPy's pairwise s
 (`pairwise_sum`), elementwise steps in the same order, the same stopping rule over all K
 values; so alpha is the same double for double. ``order`` is always 2.0 (the trigamma
 function is zeta(2, x)), passed at run time for `scipy_zeta`'s sake.
+
+The K values run in parallel (``n_threads`` ranges of topics), each with its own Newton
+iterates; only the stopping rule joins them: the NumPy form stops at the first iteration T at
+which *every* value moved by at most the tolerance, and returns every value's iterate T, also
+for values that were close earlier. So each value first iterates until it is close itself
+(T is at least the latest of those), then every value is carried on to T, checked, and T moves
+on while one is not close: the same T and the same iterates for any thread count.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .special import pairwise_sum, scipy_digamma, scipy_zeta
 
 TINY = np.finfo(np.float64).tiny
 
 
-@njit(cache=True)
-def inverse_digamma_newton(y, start, pole, order, tolerance, max_iterations, pole_iterations):
-    """x > 0 with digamma(x) - pole / x = y, elementwise, by Newton's method from ``start``:
-    first on digamma(x) = y (a step that would leave (0, inf) halves x instead), at most
-    ``max_iterations`` steps, then with the pole (``pole`` > 0 only), at most
-    ``pole_iterations``; each stops at the first step where every x moved by at most
-    ``tolerance`` relative to its new value."""
+@njit(cache=True, inline="always")
+def _newton_step(x, y, pole, order):
+    """One Newton step for digamma(x) - pole / x = y; without a pole, a step that would leave
+    (0, inf) halves x instead."""
+    if pole == 0.0:
+        step = (scipy_digamma(x) - y) / scipy_zeta(order, x)
+        return 0.5 * x if step >= x else x - step
+    step = (scipy_digamma(x) - pole / x - y) / (scipy_zeta(order, x) + pole / (x * x))
+    return x - step
+
+
+@njit(cache=True, inline="always")
+def _close(new, old, tolerance):
+    return abs(new - old) <= tolerance * new
+
+
+@njit(cache=True, parallel=True)
+def _newton(y, start, pole, order, tolerance, iterations, n_threads):
+    """Iterate T of Newton's method from ``start`` on every value, T the first iteration at
+    which every value is `_close` to its previous iterate, or ``iterations`` (module
+    docstring)."""
     n = y.size
-    x = start.copy()
-    new = np.empty(n)
-    for _ in range(max_iterations):
-        done = True
+    if iterations == 0:
+        return start.copy()
+    # Plain loops outside prange: numba would make each array expression a parallel region.
+    history = np.empty((iterations + 1, n))
+    for k in range(n):
+        history[0, k] = start[k]
+    done = np.empty(n, dtype=np.int64)  # iterates computed per value
+    n_parts = max(1, min(n_threads, n))
+    for part in prange(n_parts):
+        for k in range(n * part // n_parts, n * (part + 1) // n_parts):
+            t = 0
+            while t < iterations:
+                history[t + 1, k] = _newton_step(history[t, k], y[k], pole, order)
+                t += 1
+                if _close(history[t, k], history[t - 1, k], tolerance):
+                    break
+            done[k] = t
+    last = 0
+    for k in range(n):
+        last = max(last, done[k])
+    close = np.empty(n, dtype=np.bool_)
+    while True:
+        for part in prange(n_parts):
+            for k in range(n * part // n_parts, n * (part + 1) // n_parts):
+                for t in range(done[k], last):
+                    history[t + 1, k] = _newton_step(history[t, k], y[k], pole, order)
+                done[k] = max(done[k], last)
+                close[k] = _close(history[last, k], history[last - 1, k], tolerance)
+        every = True
         for k in range(n):
-            step = (scipy_digamma(x[k]) - y[k]) / scipy_zeta(order, x[k])
-            new[k] = 0.5 * x[k] if step >= x[k] else x[k] - step
-            done = done and abs(new[k] - x[k]) <= tolerance * new[k]
-        x, new = new, x
-        if done:
-            break
+            every = every and close[k]
+        if last == iterations or every:
+            return history[last].copy()
+        last += 1
+
+
+@njit(cache=True)
+def inverse_digamma_newton(y, start, pole, order, tolerance, max_iterations, pole_iterations,
+                           n_threads):
+    """x > 0 with digamma(x) - pole / x = y, elementwise, by Newton's method from ``start``:
+    first on digamma(x) = y, at most ``max_iterations`` steps, then with the pole (``pole`` > 0
+    only), at most ``pole_iterations``; each stops at the first step where every x moved by at
+    most ``tolerance`` relative to its new value."""
+    x = _newton(y, start, 0.0, order, tolerance, max_iterations, n_threads)
     if pole == 0.0:
         return x
-    for _ in range(pole_iterations):
-        done = True
-        for k in range(n):
-            value = x[k]
-            step = ((scipy_digamma(value) - pole / value - y[k])
-                    / (scipy_zeta(order, value) + pole / (value * value)))
-            new[k] = value - step
-            done = done and abs(new[k] - value) <= tolerance * new[k]
-        x, new = new, x
-        if done:
-            break
-    return x
+    return _newton(y, x, pole, order, tolerance, pole_iterations, n_threads)
 
 
-@njit(cache=True)
-def implied_alpha(total, log_theta, start, pole, order):
+@njit(cache=True, parallel=True)
+def implied_alpha(total, log_theta, start, pole, order, n_threads):
     """For a = ``total``: alpha_k(a) = max(x_k, tiny) with digamma(x_k) - pole / x_k =
     digamma(a) + s2_k (Newton from ``start``); returns (alpha, sum(alpha), the residual
     |digamma(a) - digamma(sum alpha)|, the slope a (psi'(a) sum_k 1 / (psi'(alpha_k) +
     pole / alpha_k^2) - 1) of the outer Newton step on log a)."""
+    n = log_theta.size
     digamma_total = scipy_digamma(total)
-    y = np.empty(log_theta.size)
-    for k in range(y.size):
+    y = np.empty(n)
+    for k in range(n):
         y[k] = digamma_total + log_theta[k]
-    alpha = inverse_digamma_newton(y, start, pole, order, 1e-15, 60, 100)
-    inverses = np.empty(alpha.size)
-    for k in range(alpha.size):
-        if alpha[k] < TINY:
-            alpha[k] = TINY
-        inverses[k] = 1.0 / (scipy_zeta(order, alpha[k]) + pole / (alpha[k] * alpha[k]))
+    alpha = inverse_digamma_newton(y, start, pole, order, 1e-15, 60, 100, n_threads)
+    inverses = np.empty(n)
+    n_parts = max(1, min(n_threads, n))
+    for part in prange(n_parts):
+        for k in range(n * part // n_parts, n * (part + 1) // n_parts):
+            if alpha[k] < TINY:
+                alpha[k] = TINY
+            inverses[k] = 1.0 / (scipy_zeta(order, alpha[k]) + pole / (alpha[k] * alpha[k]))
     alpha_sum = pairwise_sum(alpha)
     residual = abs(digamma_total - scipy_digamma(alpha_sum))
     slope = total * (scipy_zeta(order, total) * pairwise_sum(inverses) - 1.0)
