@@ -25,8 +25,9 @@ seeds (same work: one pass, the same P); numba compilation is done beforehand.
 
 Usage: python bench/local_passes.py [--corpora debian newsarticles] [--topics 100]
            [--passes 3 5 8 10 14 20] [--half-passes 5 8 10] [--seeds 0 1 2 3 4]
-           [--train-documents 6000] [--test-documents 300] [--particles 10]
-Writes bench/results/local_passes.{json,md} and prints the table.
+           [--train-documents 6000] [--test-documents 300] [--particles 10] [--no-gensim]
+           [--name local_passes]
+Writes bench/results/NAME.{json,md} and prints the table.
 """
 
 from __future__ import annotations
@@ -168,6 +169,8 @@ def main() -> None:
     parser.add_argument("--test-documents", type=int, default=300)
     parser.add_argument("--particles", type=int, default=10)
     parser.add_argument("--no-gensim", action="store_true")
+    parser.add_argument("--name", default="local_passes",
+                        help="results file name under bench/results (default: local_passes)")
     args = parser.parse_args()
     if REFERENCE not in args.passes or len(args.seeds) < 2:
         parser.error(f"--passes must include {REFERENCE} and --seeds at least two seeds")
@@ -178,9 +181,9 @@ def main() -> None:
     rows = [row for corpus in args.corpora for n_topics in args.topics
             for row in measure(corpus, n_topics, args, clock)]
     table = markdown(rows, args)
-    write_results("local_passes", {"settings": vars(args), "threads": 1,
-                                   "machine": platform.processor() or platform.machine(),
-                                   "rows": rows},
+    write_results(args.name, {"settings": vars(args), "threads": 1,
+                              "machine": platform.processor() or platform.machine(),
+                              "rows": rows},
                   "G-OEM's local passes P: speed and held-out score against gensim LdaModel "
                   "(one thread, one pass, minibatches of 100, CPU seconds)", command_line(),
                   table)
