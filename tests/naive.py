@@ -604,10 +604,10 @@ def hdp_gibbs_sweeps(doc_ptr, entry_word, entry_count, weights, alpha, n_topics,
 
 
 # --- statistics rows (twins of src/streamtopics/kernels/statistics.py) -------------------------
-def blend_rows(raw, words, word_topic, n_documents, coefficient):
+def blend_rows(raw, source, words, word_topic, n_documents, coefficient):
     """Returns the column sums; ``raw`` is changed in place."""
     mean = word_topic / n_documents
-    raw[words] += coefficient * mean
+    raw[words] = source[words] + coefficient * mean
     return mean.sum(axis=0)
 
 

@@ -20,12 +20,17 @@ def test_blend_rows_is_its_twin_bit_for_bit(n_topics, n_threads):
     raw = _values(rng, (50, n_topics))
     words = rng.choice(50, 20, replace=False)
     word_topic = _values(rng, (20, n_topics))
-    expected_raw = raw.copy()
-    expected_sums = naive.blend_rows(expected_raw, words, word_topic, 13, 0.37)
-    sums = np.empty(n_topics)
-    statistics.blend_rows(raw, words, word_topic, 13.0, 0.37, sums, n_threads)
-    np.testing.assert_array_equal(raw, expected_raw)
-    np.testing.assert_array_equal(sums, expected_sums)
+    source = _values(rng, (50, n_topics))
+    for start in (None, source):  # in place, and from other rows (left unchanged)
+        expected_raw, out = raw.copy(), raw.copy()
+        base = expected_raw if start is None else start.copy()
+        expected_sums = naive.blend_rows(expected_raw, base, words, word_topic, 13, 0.37)
+        sums = np.empty(n_topics)
+        statistics.blend_rows(out, out if start is None else start, words, word_topic, 13.0,
+                              0.37, sums, n_threads)
+        np.testing.assert_array_equal(out, expected_raw)
+        np.testing.assert_array_equal(sums, expected_sums)
+    np.testing.assert_array_equal(source, base)
 
 
 def test_affine_rows_and_set_rows_are_their_twins_bit_for_bit():
@@ -73,8 +78,9 @@ def test_group_sums_on_column_sets_equal_the_full_sums_bit_for_bit():
     n_rows, n_sets, width = 400, 30, 12
     row_set = rng.integers(0, n_sets, n_rows)
     member = rng.random((n_sets, width)) < 0.3
-    set_ptr = np.concatenate([[0], np.cumsum(member.sum(axis=1))]).astype(np.int64)
-    set_items = np.nonzero(member)[1].astype(np.int64)
+    set_ptr, set_items = statistics.column_sets(member)
+    np.testing.assert_array_equal(set_ptr, np.concatenate([[0], np.cumsum(member.sum(axis=1))]))
+    np.testing.assert_array_equal(set_items, np.nonzero(member)[1])
     values = np.where(member[row_set], rng.normal(size=(n_rows, width)), 0.0)
     group = rng.integers(0, 50, n_rows)
     every = (statistics.ALL_COLUMNS,) * 3

@@ -83,3 +83,17 @@ def test_same_result_for_one_and_two_threads():
             results.append((run.doc_gamma, run.entry_topic))
     for a, b in zip(*results):
         np.testing.assert_array_equal(a, b)
+
+
+def test_word_statistics_are_the_entry_sums_bit_for_bit():
+    """`kernels.variational_estep.entry_topic_sums` sums the factored expectations word by word
+    (in parallel over words): the same numbers as the entries x K array summed in entry order,
+    for 1 and 2 threads."""
+    rng = np.random.default_rng(4)
+    batch = random_minibatch(rng, n_docs=20, n_words=25, mean_length=30)
+    for threads in (1, 2):
+        with numba_threads(threads):
+            run = VariationalEstimator(passes=3).begin(batch, 6)
+            run.advance(rng.random((batch.words.size, 6)), rng.uniform(0.05, 1.0, 6), 3)
+            np.testing.assert_array_equal(run.statistics().word_topic,
+                                          batch.word_totals(run.entry_topic))

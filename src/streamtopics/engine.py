@@ -273,15 +273,16 @@ class OnlineEM:
         words = batch.words
         by_rows = isinstance(self.parameters, BlendsStatistics)
         start = self.stats.word_rows(words) if by_rows else self.stats.checkpoint(words)
-        current, index = (start, start.local) if by_rows else (self.stats, words)
+        # By rows, every pass blends from ``start`` into the one buffer ``current``.
+        current, index = (start.copy(), start.local) if by_rows else (self.stats, words)
         for _ in range(self.local.passes):
             run.advance(self.parameters.word_weights(current, index), self.alpha, 1)
+            statistics = run.statistics()
             if by_rows:
-                current = start.copy()
+                self.parameters.blend(current, rho, statistics, self.step + 1, self.seed, start)
             else:
                 self.stats.restore(start)
-            statistics = run.statistics()
-            self.parameters.blend(current, rho, statistics, self.step + 1, self.seed)
+                self.parameters.blend(current, rho, statistics, self.step + 1, self.seed)
         if by_rows:
             self.stats.set_word_rows(current)
         self.alpha = self.alpha_update(alpha_previous, self.stats, statistics, rho)

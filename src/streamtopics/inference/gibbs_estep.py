@@ -55,8 +55,8 @@ from ..kernels.gibbs_estep import (NO_MASK_VALUES, RECORD_CONDITIONALS, RECORD_D
                                    RECORD_SAMPLE)
 from ..kernels.gibbs_estep_mh import DEFAULT_CYCLES
 from ..kernels.local_gibbs import gibbs_sweeps
-from ..kernels.statistics import (add_scaled_rows, clear_sets, group_sums, has_empty_row,
-                                  tree_block_totals)
+from ..kernels.statistics import (add_scaled_rows, clear_sets, column_sets, group_sums,
+                                  has_empty_row, tree_block_totals)
 from ..kernels.topic_mask import NO_MASK_PTR, NO_MASK_TOPICS
 from .minibatch import Minibatch
 from .stats import MinibatchStats
@@ -240,10 +240,7 @@ class GibbsRun:
     def _touched_sets(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``touched`` as column sets of `kernels.statistics.group_sums`: (the set of each
         entry (its document), set_ptr B + 1, set_items)."""
-        counts = self.touched.sum(axis=1)
-        set_ptr = np.zeros(counts.size + 1, dtype=np.int64)
-        np.cumsum(counts, out=set_ptr[1:])
-        return self.batch.entry_document, set_ptr, np.nonzero(self.touched)[1]
+        return (self.batch.entry_document, *column_sets(self.touched))
 
     def _touched_rows(self) -> np.ndarray:
         """The word rows of the recorded passes when ``touched`` is known: the smoothing part

@@ -41,9 +41,11 @@ class BlendsStatistics:
     """Mixin of the parameterisations whose statistics follow equation 3 (every one but the
     Langevin dynamics of `inference.langevin`)."""
 
-    def blend(self, stats: SufficientStats, rho: float, minibatch, step: int, seed: int) -> None:
-        """s_i = (1 - rho) s_{i-1} + rho * the minibatch's average statistics (eq. 3)."""
-        stats.blend(rho, minibatch)
+    def blend(self, stats: SufficientStats, rho: float, minibatch, step: int, seed: int,
+              start: SufficientStats | None = None) -> None:
+        """s_i = (1 - rho) s_{i-1} + rho * the minibatch's average statistics (eq. 3), s_{i-1}
+        being ``start`` when given (`SufficientStats.blend`)."""
+        stats.blend(rho, minibatch, start)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from ..kernels.statistics import ALL_COLUMNS, group_sums
+from ..kernels.statistics import ALL_COLUMNS, group_sums, grouped
 from .topic_mask import TopicMask
 
 
@@ -120,6 +120,12 @@ class Minibatch:
         return group_sums(entry_topic, self.entry_document,
                           np.zeros((self.n_documents, entry_topic.shape[1])), 1.0, ALL_COLUMNS,
                           ALL_COLUMNS, ALL_COLUMNS)
+
+    @cached_property
+    def word_entries(self) -> tuple[np.ndarray, np.ndarray]:
+        """The entries of each local word, ascending: (ptr U + 1, entries), word u's being
+        ``entries[ptr[u]:ptr[u + 1]]`` (`kernels.statistics.grouped`)."""
+        return grouped(self.entry_word, self.words.size)
 
     @cached_property
     def entry_document(self) -> np.ndarray:

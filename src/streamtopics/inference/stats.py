@@ -143,35 +143,44 @@ class SufficientStats:
         """s1 for the given words, U x K."""
         return self.scale * self.raw[words]
 
-    def blend(self, rho: float, minibatch: MinibatchStats) -> None:
+    def blend(self, rho: float, minibatch: MinibatchStats,
+              start: "SufficientStats | None" = None) -> None:
         """Equation 3: s_i = (1 - rho) s_{i-1} + rho * (average over the minibatch's documents of
         the expected sufficient statistics), in place, in O(U K).
 
         rho = 1 (the first step of a 1/i^kappa schedule) discards s_{i-1} entirely.
+        ``start``: statistics of the same shape to blend from instead of these, left unchanged
+        (these take the result, the same numbers as a copy of ``start`` blended, without the
+        copy: a boosted step's passes, `WordRows`).
         """
         if not 0.0 < rho <= 1.0:
             raise ValueError(f"step size must lie in (0, 1], got {rho}")
         if minibatch.n_documents < 1:
             raise ValueError("cannot blend the statistics of an empty minibatch")
+        base = self if start is None else start
+        source = base.raw
         if rho >= 1.0:
             self._clear_rows()
+            source = self.raw
             self.scale = 1.0
             self.topic_totals[:] = 0.0
             self.log_theta[:] = 0.0
         else:
-            self.scale *= 1.0 - rho
-            self.topic_totals *= 1.0 - rho
-            self.log_theta *= 1.0 - rho
+            self.scale = base.scale * (1.0 - rho)
+            np.multiply(base.topic_totals, 1.0 - rho, out=self.topic_totals)
+            np.multiply(base.log_theta, 1.0 - rho, out=self.log_theta)
         column_sums = np.empty(self.n_topics)
-        blend_rows(self.raw, self._row_index(minibatch.words), minibatch.word_topic,
+        blend_rows(self.raw, source, self._row_index(minibatch.words), minibatch.word_topic,
                    float(minibatch.n_documents), rho / self.scale, column_sums,
                    numba.get_num_threads())
         self.topic_totals += rho * column_sums
         self.log_theta += rho * (minibatch.log_theta / minibatch.n_documents)
         if minibatch.tables is not None:
-            kept = 0.0 if self.tables is None or rho >= 1.0 else (1.0 - rho) * self.tables
+            kept = 0.0 if base.tables is None or rho >= 1.0 else (1.0 - rho) * base.tables
             self.tables = kept + rho * (minibatch.tables / minibatch.n_documents)
-        self.n_documents += minibatch.n_documents
+        else:
+            self.tables = base.tables
+        self.n_documents = base.n_documents + minibatch.n_documents
 
     def _row_index(self, words: np.ndarray) -> np.ndarray:
         """The rows of ``raw`` that hold the global ``words``."""
@@ -280,6 +289,12 @@ class WordRows(SufficientStats):
         return WordRows(self.words, self.raw.copy(), self.log_theta, self.scale,
                         self.topic_totals, self.n_documents, self.tables, self.total_words,
                         self.cleared)
+
+    def blend(self, rho: float, minibatch: MinibatchStats,
+              start: "WordRows | None" = None) -> None:
+        if start is not None:
+            self.cleared = start.cleared
+        super().blend(rho, minibatch, start)
 
     def _row_index(self, words: np.ndarray) -> np.ndarray:
         if words is not self.words and not np.array_equal(words, self.words):

@@ -93,8 +93,8 @@ class VariationalRun:
 
     def statistics(self) -> MinibatchStats:
         batch = self.batch
-        word_topic = entry_topic_sums(batch.entry_word, batch.entry_document, self.entry_ratio,
-                                      self.weights, self.doc_weights, batch.words.size)
+        word_topic = entry_topic_sums(*batch.word_entries, batch.entry_document,
+                                      self.entry_ratio, self.weights, self.doc_weights)
         return MinibatchStats(batch.words, word_topic,
                               self.doc_log_theta.sum(axis=0), batch.n_documents, batch.n_words)
 

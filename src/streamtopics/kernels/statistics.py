@@ -16,9 +16,11 @@ from numba import njit, prange
 
 
 @njit(cache=True, parallel=True)
-def blend_rows(raw, words, word_topic, n_documents, coefficient, column_sums, n_threads=1):
-    """``mean = word_topic / n_documents; raw[words] += coefficient * mean;
-    column_sums[:] = mean.sum(axis=0)`` (``words`` distinct). In parallel over ``n_threads``
+def blend_rows(raw, source, words, word_topic, n_documents, coefficient, column_sums,
+               n_threads=1):
+    """``mean = word_topic / n_documents; raw[words] = source[words] + coefficient * mean;
+    column_sums[:] = mean.sum(axis=0)`` (``words`` distinct; ``source`` is ``raw`` for the
+    blend in place, or the rows to blend from, left unchanged). In parallel over ``n_threads``
     ranges of topics (whole cache lines of 8 topics), each thread one pass over the rows, each
     column summed row after row as on one thread: the same result for any thread count."""
     n_topics = word_topic.shape[1]
@@ -31,10 +33,11 @@ def blend_rows(raw, words, word_topic, n_documents, coefficient, column_sums, n_
         sums[:] = 0.0
         for u in range(words.size):
             row = raw[words[u], first:last]
+            base = source[words[u], first:last]
             values = word_topic[u, first:last]
             for k in range(sums.size):
                 mean = values[k] / n_documents
-                row[k] += coefficient * mean
+                row[k] = base[k] + coefficient * mean
                 sums[k] += mean
 
 
@@ -93,6 +96,24 @@ def group_sums(values, group, out, divisor, row_set, set_ptr, set_items):
             for k in range(n_topics):
                 out[g, k] /= divisor
     return out
+
+
+@njit(cache=True)
+def column_sets(mask):
+    """The columns where each row of ``mask`` (n x K booleans) is True, ascending, as the
+    column sets of `group_sums`: (set_ptr n + 1, set_items)."""
+    n_rows, width = mask.shape
+    set_ptr = np.zeros(n_rows + 1, dtype=np.int64)
+    for i in range(n_rows):
+        set_ptr[i + 1] = set_ptr[i] + mask[i].sum()
+    set_items = np.empty(set_ptr[n_rows], dtype=np.int64)
+    for i in range(n_rows):
+        q = set_ptr[i]
+        for k in range(width):
+            if mask[i, k]:
+                set_items[q] = k
+                q += 1
+    return set_ptr, set_items
 
 
 @njit(cache=True)
