@@ -53,6 +53,9 @@ def test_add_scaled_rows_is_its_twin_bit_for_bit():
     naive.add_scaled_rows(expected, scale, weights, alpha)
     statistics.add_scaled_rows(out, scale, weights, alpha)
     np.testing.assert_array_equal(out, expected)
+    onto_zeros = np.zeros((30, 6))
+    naive.add_scaled_rows(onto_zeros, scale, weights, alpha)
+    np.testing.assert_array_equal(statistics.scaled_rows(scale, weights, alpha), onto_zeros)
 
 
 def test_group_sums_are_the_indicator_product_bit_for_bit():

@@ -86,9 +86,9 @@ def test_same_result_for_one_and_two_threads():
 
 
 def test_word_statistics_are_the_entry_sums_bit_for_bit():
-    """`kernels.variational_estep.entry_topic_sums` sums the factored expectations word by word
-    (in parallel over words): the same numbers as the entries x K array summed in entry order,
-    for 1 and 2 threads."""
+    """`kernels.variational_estep.entry_topic_sums` sums the factored expectations word by word:
+    the same numbers as the entries x K array summed in entry order (for 1 and 2 threads of
+    the passes)."""
     rng = np.random.default_rng(4)
     batch = random_minibatch(rng, n_docs=20, n_words=25, mean_length=30)
     for threads in (1, 2):

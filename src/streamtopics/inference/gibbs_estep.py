@@ -56,7 +56,7 @@ from ..kernels.gibbs_estep import (NO_MASK_VALUES, RECORD_CONDITIONALS, RECORD_D
 from ..kernels.gibbs_estep_mh import DEFAULT_CYCLES
 from ..kernels.local_gibbs import gibbs_sweeps
 from ..kernels.statistics import (add_scaled_rows, clear_sets, column_sets, group_sums,
-                                  has_empty_row, tree_block_totals)
+                                  has_empty_row, scaled_rows, tree_block_totals)
 from ..kernels.topic_mask import NO_MASK_PTR, NO_MASK_TOPICS
 from .minibatch import Minibatch
 from .stats import MinibatchStats
@@ -229,11 +229,11 @@ class GibbsRun:
         O(entries K), the calls added in order (those not added yet)."""
         batch = self.batch
         for weights, alpha, inverse in self.smoothing_calls[self.smoothed:]:
+            scale = np.bincount(batch.entry_word, inverse, minlength=batch.words.size)
             if self.word_smoothing is None:
-                self.word_smoothing = np.zeros((batch.words.size, alpha.size))
-            add_scaled_rows(self.word_smoothing,
-                            np.bincount(batch.entry_word, inverse, minlength=batch.words.size),
-                            weights, alpha)
+                self.word_smoothing = scaled_rows(scale, weights, alpha)
+            else:
+                add_scaled_rows(self.word_smoothing, scale, weights, alpha)
         self.smoothed = len(self.smoothing_calls)
         return self.word_smoothing
 

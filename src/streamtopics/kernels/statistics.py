@@ -189,6 +189,17 @@ def add_scaled_rows(out, scale, weights, alpha):
 
 
 @njit(cache=True)
+def scaled_rows(scale, weights, alpha):
+    """`add_scaled_rows` onto zeros, into a new array (U x K) without filling it with zeros
+    first: ``0.0 + scale[:, None] * weights * alpha``."""
+    out = np.empty(weights.shape)
+    for u in range(weights.shape[0]):
+        for k in range(weights.shape[1]):
+            out[u, k] = 0.0 + scale[u] * weights[u, k] * alpha[k]
+    return out
+
+
+@njit(cache=True)
 def grouped(keys, n_groups):
     """The items ``0 .. keys.size - 1`` grouped by key (a counting sort): (ptr n_groups + 1,
     items), group g being ``items[ptr[g]:ptr[g + 1]]``, ascending."""

@@ -95,18 +95,17 @@ def variational_passes(doc_ptr, entry_word, entry_count, word_topic_weights, alp
             doc_log_theta[d, k] = digamma(gamma[k]) - total
 
 
-@njit(cache=True, parallel=True)  # no contraction: the product is rounded before the sum
+@njit(cache=True)  # no contraction: the product is rounded before the sum
 def entry_topic_sums(word_ptr, word_entries, entry_document, entry_ratio, word_topic_weights,
                      doc_weights):
     """The factored expectations of `variational_passes` (entry_ratio[j] * beta_wk *
     doc_weights[d, k], the arithmetic of its entry_topic) summed over the entries of each word
     in entry order: the word statistics (14) without the entries x K array. Word by word
-    (``word_entries[word_ptr[w]:word_ptr[w + 1]]``, ascending: `Minibatch.word_entries`), in
-    parallel over words: each row and beta_w read and written once, the same sums for any
-    number of threads."""
+    (``word_entries[word_ptr[w]:word_ptr[w + 1]]``, ascending: `Minibatch.word_entries`):
+    each row and beta_w read and written once."""
     n_words, n_topics = word_topic_weights.shape
     out = np.empty((n_words, n_topics))
-    for w in prange(n_words):
+    for w in range(n_words):
         weights = word_topic_weights[w]
         target = out[w]
         target[:] = 0.0
