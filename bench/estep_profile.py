@@ -22,8 +22,8 @@ Every part is given in ns per token x pass (its total over the P passes of every
 a share of the call. Also: the mean number of topics present in a document (per token).
 
 Usage: python bench/estep_profile.py [--corpora debian newsarticles] [--topics 10 100]
-           [--documents 6000] [--repeats 3]
-Writes bench/results/estep_profile.{json,md}.
+           [--documents 6000] [--repeats 3] [--output estep_profile]
+Writes bench/results/OUTPUT.{json,md} (``--output``, default estep_profile).
 """
 
 from __future__ import annotations
@@ -175,6 +175,8 @@ def main() -> None:
     parser.add_argument("--topics", type=int, nargs="+", default=[10, 100])
     parser.add_argument("--documents", type=int, default=6000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--output", default="estep_profile",
+                        help="results name under bench/results (to keep runs side by side)")
     args = parser.parse_args()
     rows, notes = [], []
     for corpus in args.corpora:
@@ -188,7 +190,7 @@ def main() -> None:
     table += ["", "Topics present in a token's document (final sample, mean over tokens): "
               + "; ".join(f"{n['corpus']} K={n['K']}: {n['present_topics_per_token']:.1f}"
                           for n in notes)]
-    write_results("estep_profile", {"settings": vars(args), "rows": rows, "notes": notes},
+    write_results(args.output, {"settings": vars(args), "rows": rows, "notes": notes},
                   f"Where the local Gibbs E-step's time goes (one thread, P = {PASSES}, "
                   "minibatches of 100, CPU seconds)", command_line(), table)
     print("\n".join(table))

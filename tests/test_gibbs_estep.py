@@ -54,7 +54,7 @@ def test_sample_topic_matches_twin_and_distribution(n_topics):
     assert np.all(np.abs(frequencies - expected) <= 5 * np.sqrt(expected * (1 - expected) / 4000) + 1e-12)
 
 
-@pytest.mark.parametrize("n_topics", [1, 11])
+@pytest.mark.parametrize("n_topics", [1, 11, 20])
 def test_kernel_matches_numpy_twin(n_topics):
     rng = np.random.default_rng(0)
     batch = random_minibatch(rng, n_docs=5, n_words=9, mean_length=6)

@@ -238,16 +238,23 @@ def _document_passes(entry_word, entry_count, word_topic_weights, alpha, digamma
     conditional = np.empty(n_topics)
     for t in range(first_pass, first_pass + n_passes):
         stream = permute(stream, n_tokens, order)
+        new = -1
         for i in range(n_tokens):
             n = order[i]
             weights = word_topic_weights[token_word[n]]
-            counts[z[n]] -= 1.0
+            old = z[n]
+            # The previous token's counts[new] += 1 and this one's counts[old] -= 1 (exact
+            # integers, so the same doubles) in one pass over every k: stores at fixed
+            # addresses the next loads can forward from, instead of two at drawn ones.
             for k in range(n_topics):
-                probabilities[k] = weights[k] * (counts[k] + alpha[k])
+                count = counts[k] + ((k == new) - (k == old))
+                counts[k] = count
+                probabilities[k] = weights[k] * (count + alpha[k])
             stream, u = uniform_step(stream)
-            k = _sample_topic(probabilities, chunk_sums, n_chunks, u)
-            z[n] = k
-            counts[k] += 1.0
+            new = _sample_topic(probabilities, chunk_sums, n_chunks, u)
+            z[n] = new
+        if new >= 0:
+            counts[new] += 1.0
         if t < record_from:
             continue
         if record_mode == RECORD_SAMPLE:
