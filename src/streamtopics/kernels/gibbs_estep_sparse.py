@@ -100,12 +100,16 @@ def search_cumulative(table, w, target):
 
 
 @njit(cache=True, inline="always")
-def document_bucket(weights, present, present_counts, n_present, prefix):
+def document_bucket(weights, present, present_counts, n_present, prefix, pending=-1):
     """The document bucket's mass sum_i beta_{w present[i]} N_-n,present[i] over the present
-    list, its running sums left in ``prefix``."""
+    list, its running sums left in ``prefix``. ``pending``: an index whose count is one short
+    (the previous draw's +1, not stored yet), or -1; every count is stored back, that one
+    completed (counts are whole numbers: the same doubles as adding it first)."""
     document_mass = 0.0
     for i in range(n_present):
-        document_mass += weights[present[i]] * present_counts[i]
+        count = present_counts[i] + (i == pending)
+        present_counts[i] = count
+        document_mass += weights[present[i]] * count
         prefix[i] = document_mass
     return document_mass
 
@@ -147,7 +151,15 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothi
 
     The present topics are an ascending list (``present``; ``position[k]`` its index or -1)
     with their counts alongside, so the draws depend on the set of present topics only, not on
-    the history of calls. ``counts`` (K) is written back at the end."""
+    the history of calls. ``counts`` (K) is written back at the end.
+
+    Two things make the token loop fast, both keeping every double (bench/results/
+    estep_profile_sparse*): the draw's +1 is not stored at the just-drawn index but folded into
+    the next token's `document_bucket` (``pending``), which stores every count back at fixed
+    addresses, so the next token's loads need not wait on a store whose address is the draw
+    itself (as the dense kernel's pass loop); and the draw's bookkeeping is `count_draw` written
+    out: called in the token loop, that helper cost numba reference counts on its four array
+    arguments per token (eight NRT calls)."""
     n_entries = entry_word.size
     n_topics = alpha.size
     if first_pass == 0:
@@ -172,20 +184,34 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothi
     n_recorded = 0
     for t in range(first_pass, first_pass + n_passes):
         stream = permute(stream, z.size, order)
+        pending = -1
         for i in range(z.size):
             n = order[i]
             w = token_word[n]
             weights = word_topic_weights[w]
             p = position[z[n]]
             present_counts[p] -= 1.0
-            if present_counts[p] == 0.0:
+            if present_counts[p] + (p == pending) == 0.0:
+                if pending >= 0:
+                    present_counts[pending] += 1.0
+                    pending = -1
                 n_present = leave_present(p, n_present, present, position, present_counts)
             stream, u = uniform_step(stream)
-            document_mass = document_bucket(weights, present, present_counts, n_present, prefix)
+            document_mass = document_bucket(weights, present, present_counts, n_present, prefix,
+                                            pending)
             target = u * (document_mass + smoothing_total[w])
-            p = (pick_present(prefix, n_present, target) if target < document_mass
-                 else -1 - walk_topics(weights, alpha, target - document_mass))
-            n_present = count_draw(p, z, n, present, position, present_counts, n_present)
+            if target < document_mass:
+                p = pick_present(prefix, n_present, target)
+            else:
+                k = walk_topics(weights, alpha, target - document_mass)
+                p = position[k]
+                if p < 0:
+                    p = enter_present(k, n_present, present, position, present_counts)
+                    n_present += 1
+            z[n] = present[p]
+            pending = p
+        if pending >= 0:
+            present_counts[pending] += 1.0
         if t < record_from:
             continue
         n_recorded += 1
