@@ -12,7 +12,8 @@ from scipy.special import digamma, gammaln
 
 from streamtopics.inference.gibbs_estep import GibbsEstimator
 from streamtopics.inference.minibatch import Minibatch
-from streamtopics.kernels.gibbs_estep import RECORD_CONDITIONALS, RECORD_DENSE, _sample_topic
+from streamtopics.kernels.gibbs_estep import (RECORD_CONDITIONALS, RECORD_DENSE, _sample_topic,
+                                              sample_word_topic, word_chunk_sums)
 from streamtopics.kernels.local_gibbs import gibbs_sweeps
 
 from helpers import numba_threads, random_minibatch
@@ -52,6 +53,54 @@ def test_sample_topic_matches_twin_and_distribution(n_topics):
     frequencies = np.bincount(draws[2:], minlength=n_topics) / (uniforms.size - 2)
     expected = probabilities / probabilities.sum()
     assert np.all(np.abs(frequencies - expected) <= 5 * np.sqrt(expected * (1 - expected) / 4000) + 1e-12)
+
+
+@pytest.mark.parametrize("n_topics", [1, 5, 8, 13, 100])
+def test_initial_draw_from_word_chunk_sums_equals_sample_topic(n_topics):
+    """The initial sample's per-word draw (chunk sums once per word, `word_chunk_sums`) is
+    `_sample_topic` on the zero-padded row, bit for bit: the same chunk sums and total, and the
+    same topic for every uniform, rounding edges included."""
+    rng = np.random.default_rng(n_topics)
+    n_chunks = -(-n_topics // 8)
+    rows = [rng.random(n_topics), rng.random(n_topics) * (rng.random(n_topics) < 0.3),
+            np.zeros(n_topics)]
+    last_only = np.zeros(n_topics)  # weight only in the last (possibly partial) chunk
+    last_only[8 * (n_chunks - 1):] = rng.random(n_topics - 8 * (n_chunks - 1))
+    rows.append(last_only)
+    # Pairwise chunk sums exceed the sequential in-chunk walk: u near 1 takes the fallback
+    # (the last positive topic of the chunk), here in the last chunk, before a zero if K allows.
+    short = np.zeros(n_topics)
+    tail = short[8 * (n_chunks - 1):]
+    tail[0] = 1.0
+    tail[1:tail.size - (tail.size >= 5)] = 1e-16
+    rows.append(short)
+    weights = np.array(rows)
+    uniforms = np.concatenate([[0.0, 1e-300], 1.0 - np.arange(1, 9) * 2.0**-53, rng.random(2000)])
+    table = word_chunk_sums(weights, n_topics)
+    assert table.shape == (len(rows), n_chunks + 1)
+    padded = np.zeros((len(rows), 8 * n_chunks))
+    padded[:, :n_topics] = weights
+    chunk_sums = np.empty(n_chunks)
+    for w in range(len(rows)):
+        # rounding boundaries: u at the running sums over topics, and one ulp either side
+        edges = np.cumsum(weights[w]) / max(table[w, -1], 1e-300)
+        edges = np.concatenate([edges, np.nextafter(edges, 0.0), np.nextafter(edges, 1.0)])
+        for u in np.concatenate([uniforms, edges[(edges >= 0.0) & (edges < 1.0)]]):
+            expected = _sample_topic(padded[w], chunk_sums, n_chunks, u)
+            assert sample_word_topic(weights[w], n_topics, table[w], u) == expected
+            assert w == 2 or expected == naive.sample_topic(weights[w], u)  # 2: all zero
+        np.testing.assert_array_equal(table[w, :-1], chunk_sums)  # bit for bit
+        total = 0.0
+        for s in chunk_sums:
+            total += s
+        assert table[w, -1] == total
+    walk = 0.0
+    for x in tail:
+        walk += x
+    if tail.size >= 4:  # the walk falls short of the chunk sum: the fallback is exercised
+        assert walk < table[-1, -2]
+        last = 8 * (n_chunks - 1) + np.flatnonzero(tail)[-1]
+        assert sample_word_topic(weights[-1], n_topics, table[-1], 1.0 - 2.0**-53) == last
 
 
 @pytest.mark.parametrize("n_topics", [1, 11, 20])

@@ -45,7 +45,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .gibbs_estep import (CHUNK, RECORD_CONDITIONALS, RECORD_SAMPLE, _record_sample, initial_sample,
+from .gibbs_estep import (RECORD_CONDITIONALS, RECORD_SAMPLE, _record_sample, initial_sample,
                           length_term, token_words)
 from .random import permute, uniform_step
 
@@ -142,12 +142,12 @@ def sample_two_buckets(weights, present, present_counts, n_present, prefix, smoo
 
 
 @njit(cache=True)
-def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothing_total, alpha,
-                            digamma_alpha, digamma_alpha_sum, alpha_sum, initial_seed,
-                            first_pass, n_passes, record_from, record_mode, z, counts, state,
-                            entry_topic, log_theta, inverse_sums, add_smoothing):
+def _sparse_document_passes(entry_word, entry_count, word_topic_weights, word_chunks,
+                            smoothing_total, alpha, digamma_alpha, digamma_alpha_sum, alpha_sum,
+                            initial_seed, first_pass, n_passes, record_from, record_mode, z,
+                            counts, state, entry_topic, log_theta, inverse_sums, add_smoothing):
     """`kernels.gibbs_estep._document_passes` with the two-bucket sampler (module docstring):
-    the same scan orders, one uniform per token.
+    the same initial sample (from ``word_chunks``), scan orders, one uniform per token.
 
     The present topics are an ascending list (``present``; ``position[k]`` its index or -1)
     with their counts alongside, so the draws depend on the set of present topics only, not on
@@ -163,9 +163,8 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothi
     n_entries = entry_word.size
     n_topics = alpha.size
     if first_pass == 0:
-        n_chunks = (n_topics + CHUNK - 1) // CHUNK
-        stream = initial_sample(entry_word, entry_count, word_topic_weights, initial_seed, z,
-                                counts, np.zeros(n_chunks * CHUNK), np.empty(n_chunks))
+        stream = initial_sample(entry_word, entry_count, word_topic_weights, word_chunks,
+                                initial_seed, z, counts)
     else:
         stream = state[0]
     present = np.empty(n_topics, dtype=np.int64)

@@ -43,7 +43,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .gibbs_estep import CHUNK, _record_factorised, _sample_topic, add_log_theta, length_term
+from .gibbs_estep import (CHUNK, _record_factorised, _sample_topic, add_log_theta, length_term,
+                          sample_word_topic, word_chunk_sums)
 from .random import next_uniform, random_permutation, stream_seed
 
 
@@ -77,19 +78,15 @@ def _record_opened(entry_word, entry_count, weights, alpha, n_topics, opened_alp
 
 
 @njit(cache=True)
-def _initialise_document(entry_word, token_entry, weights, n_topics, state, z, counts,
-                         probabilities, chunk_sums):
-    """Algorithm 2's initialisation of one document, over the global topics."""
-    n_chunks = (n_topics + CHUNK - 1) // CHUNK
-    probabilities[:] = 0.0
+def _initialise_document(entry_word, token_entry, weights, word_chunks, n_topics, state, z,
+                         counts):
+    """Algorithm 2's initialisation of one document, over the global topics (``word_chunks``:
+    `gibbs_estep.word_chunk_sums` of their weights, so the draws are `_sample_topic`'s)."""
     for n in range(z.size):
         w = entry_word[token_entry[n]]
-        for k in range(n_topics):
-            probabilities[k] = weights[w, k]
-        k = _sample_topic(probabilities, chunk_sums, n_chunks, next_uniform(state))
+        k = sample_word_topic(weights[w], n_topics, word_chunks[w], next_uniform(state))
         z[n] = k
         counts[k] += 1.0
-    probabilities[:] = 0.0
 
 
 @njit(cache=True)
@@ -185,6 +182,7 @@ def hdp_gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, weights, alpha
     chunk_sums = np.empty((slots + CHUNK - 1) // CHUNK)
     conditional = np.empty(n_topics + capacity)
     counts = np.zeros((n_docs, n_topics + capacity))
+    word_chunks = word_chunk_sums(weights, n_topics)
     states = np.empty((n_docs, 1), dtype=np.uint64)
     token_entry = np.empty(token_topic.size, dtype=np.int64)
     order = np.empty(token_topic.size, dtype=np.int64)
@@ -196,9 +194,9 @@ def hdp_gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, weights, alpha
                 first_token += 1
         states[d, 0] = stream_seed(seed, minibatch, first_document + d)
         _initialise_document(entry_word[doc_ptr[d]:doc_ptr[d + 1]],
-                             token_entry[token_ptr[d]:token_ptr[d + 1]], weights, n_topics,
-                             states[d], token_topic[token_ptr[d]:token_ptr[d + 1]], counts[d],
-                             probabilities, chunk_sums)
+                             token_entry[token_ptr[d]:token_ptr[d + 1]], weights, word_chunks,
+                             n_topics, states[d], token_topic[token_ptr[d]:token_ptr[d + 1]],
+                             counts[d])
     for t in range(n_passes):
         for d in range(n_docs):
             entries = entry_word[doc_ptr[d]:doc_ptr[d + 1]]

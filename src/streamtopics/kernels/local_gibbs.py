@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .gibbs_estep import NO_MASK_VALUES, _document_passes, _restricted_document_passes
+from .gibbs_estep import (NO_MASK_VALUES, _document_passes, _restricted_document_passes,
+                          word_chunk_sums)
 from .gibbs_estep_mh import mh_document_passes, mh_tables
 from .gibbs_estep_sparse import _sparse_document_passes, smoothing_totals
 from .random import stream_seed
@@ -61,6 +62,9 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
     sparse_recording = sparse or mh
     smoothing_total = (smoothing_totals(word_topic_weights, alpha) if sparse_recording
                        else np.empty(0))
+    # Only the initial sample reads the chunk sums (the MH chain draws it from its alias tables).
+    word_chunks = (word_chunk_sums(word_topic_weights, n_topics) if first_pass == 0 and not mh
+                   else np.empty((0, 0)))
     word_tables, alpha_table = (mh_tables(word_topic_weights, alpha) if mh
                                 else (np.empty((0, 0, 2)), np.empty((0, 0, 2))))
     add_smoothing = entry_inverse.size == 0
@@ -93,15 +97,16 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
             elif sparse:
                 _sparse_document_passes(
                     entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
-                    word_topic_weights, smoothing_total, alpha, digamma_alpha, digamma_alpha_sum,
-                    alpha_sum, initial_seed, first_pass, n_passes, record_from, record_mode,
-                    token_topic[first_token:last_token], doc_topic_counts[d], rng_state[d:d + 1],
+                    word_topic_weights, word_chunks, smoothing_total, alpha, digamma_alpha,
+                    digamma_alpha_sum, alpha_sum, initial_seed, first_pass, n_passes,
+                    record_from, record_mode, token_topic[first_token:last_token],
+                    doc_topic_counts[d], rng_state[d:d + 1],
                     entry_topic[first_entry:last_entry], doc_log_theta[d],
                     inverse_sums[first_entry:last_entry], add_smoothing)
             else:
                 _document_passes(
                     entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
-                    word_topic_weights, alpha, digamma_alpha, digamma_alpha_sum, alpha_sum,
-                    initial_seed, first_pass, n_passes, record_from, record_mode,
+                    word_topic_weights, word_chunks, alpha, digamma_alpha, digamma_alpha_sum,
+                    alpha_sum, initial_seed, first_pass, n_passes, record_from, record_mode,
                     token_topic[first_token:last_token], doc_topic_counts[d], rng_state[d:d + 1],
                     entry_topic[first_entry:last_entry], doc_log_theta[d])
