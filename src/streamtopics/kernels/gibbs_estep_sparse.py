@@ -100,14 +100,16 @@ def search_cumulative(table, w, target):
 
 
 @njit(cache=True, inline="always")
-def document_bucket(weights, present, present_counts, n_present, prefix, pending=-1):
+def document_bucket(weights, present, present_counts, n_present, prefix, pending=-1,
+                    removed=-1):
     """The document bucket's mass sum_i beta_{w present[i]} N_-n,present[i] over the present
     list, its running sums left in ``prefix``. ``pending``: an index whose count is one short
-    (the previous draw's +1, not stored yet), or -1; every count is stored back, that one
-    completed (counts are whole numbers: the same doubles as adding it first)."""
+    (the previous draw's +1, not stored yet), ``removed`` one whose count is one over (the
+    token being resampled), or -1; every count is stored back, those completed (counts are
+    whole numbers: the same doubles as adding them first)."""
     document_mass = 0.0
     for i in range(n_present):
-        count = present_counts[i] + (i == pending)
+        count = present_counts[i] + ((i == pending) - (i == removed))
         present_counts[i] = count
         document_mass += weights[present[i]] * count
         prefix[i] = document_mass
@@ -155,11 +157,12 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, word_ch
 
     Two things make the token loop fast, both keeping every double (bench/results/
     estep_profile_sparse*): the draw's +1 is not stored at the just-drawn index but folded into
-    the next token's `document_bucket` (``pending``), which stores every count back at fixed
-    addresses, so the next token's loads need not wait on a store whose address is the draw
-    itself (as the dense kernel's pass loop); and the draw's bookkeeping is `count_draw` written
-    out: called in the token loop, that helper cost numba reference counts on its four array
-    arguments per token (eight NRT calls)."""
+    the next token's `document_bucket` (``pending``), and so is the resampled token's -1
+    (``removed``), which stores every count back at fixed addresses, so the next token's loads
+    need not wait on a store whose address is the draw itself (as the dense kernel's pass
+    loop); and the draw's bookkeeping is `count_draw` written out: called in the token loop,
+    that helper cost numba reference counts on its four array arguments per token (eight NRT
+    calls)."""
     n_entries = entry_word.size
     n_topics = alpha.size
     if first_pass == 0:
@@ -188,16 +191,16 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, word_ch
             n = order[i]
             w = token_word[n]
             weights = word_topic_weights[w]
-            p = position[z[n]]
-            present_counts[p] -= 1.0
-            if present_counts[p] + (p == pending) == 0.0:
+            removed = position[z[n]]
+            if present_counts[removed] + (removed == pending) == 1.0:  # the topic's last token
                 if pending >= 0:
                     present_counts[pending] += 1.0
                     pending = -1
-                n_present = leave_present(p, n_present, present, position, present_counts)
+                n_present = leave_present(removed, n_present, present, position, present_counts)
+                removed = -1
             stream, u = uniform_step(stream)
             document_mass = document_bucket(weights, present, present_counts, n_present, prefix,
-                                            pending)
+                                            pending, removed)
             target = u * (document_mass + smoothing_total[w])
             if target < document_mass:
                 p = pick_present(prefix, n_present, target)
