@@ -19,7 +19,9 @@ second is the stricter), and the extra cost of the CGS_p estimate over the stand
 
 Usage: python bench/cgs_throughput.py [--corpus DIR] [--documents 5000] [--iterations 50]
        [--topics 20 100 500] [--samplers sparse dense] [--repeats 3] [--no-lda]
-Writes bench/results/cgs_throughput.{json,md} and prints the table.
+       [--output cgs_throughput]
+Writes bench/results/OUTPUT.{json,md} (``--output``, default cgs_throughput; another name to
+keep a run of another checkout side by side) and prints the table.
 """
 
 from __future__ import annotations
@@ -103,6 +105,8 @@ def main(argv=None) -> None:
     parser.add_argument("--samplers", nargs="+", default=["sparse", "dense"], choices=SAMPLERS)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-lda", action="store_true", help="skip the lda package (slow at K = 500)")
+    parser.add_argument("--output", default="cgs_throughput",
+                        help="results name under bench/results (default cgs_throughput)")
     args = parser.parse_args(argv)
     corpus = read_corpus_dir(args.corpus, "train")[:args.documents]
     tokens, offsets = corpus.document_tokens()
@@ -186,7 +190,7 @@ def main(argv=None) -> None:
     payload = {"settings": {**vars(args), "corpus": str(args.corpus)}, "documents": corpus.n_documents,
                "tokens": n_tokens, "threads": 1, "timing": "process_time, best of repeats",
                "machine": platform.platform(), "processor": platform.processor(), "rows": rows}
-    write_results("cgs_throughput", payload, "Collapsed Gibbs sampling throughput (issue 12, item 3)",
+    write_results(args.output, payload, "Collapsed Gibbs sampling throughput (issue 12, item 3)",
                   command_line(), table)
 
 
