@@ -1,5 +1,6 @@
 """Where the local Gibbs E-step's time goes (issue 12): the kernel's cost per token x pass split
-into its parts, on real minibatches at K = 10 (dense kernel) and K = 100 (sparse kernel).
+into its parts, on real minibatches at K = 10 and K = 100, for the kernel ``"auto"`` runs (the
+sparse one at every K since issue 12; the dense one below 32 topics before).
 
 Set-up per corpus and K: G-OEM one pass (batch_size=100, local_passes=20, the sampler ``"auto"``
 picks) on the first ``--documents`` training documents gives beta and alpha; the same documents
@@ -103,7 +104,7 @@ def profile(corpus_name, n_topics, args):
                       random_state=0).fit(train)
     beta = model.components_ / model.components_.sum(axis=1, keepdims=True)
     alpha = np.ascontiguousarray(model.doc_topic_prior_, dtype=np.float64)
-    sparse = GibbsEstimator().uses_sparse(n_topics)
+    sparse = GibbsEstimator().uses_sparse
     batches = [Minibatch.from_counts(train.counts[start:start + 100], first_document=start)
                for start in range(0, train.n_documents, 100)]
     weights = [np.ascontiguousarray(beta[:, batch.words].T) for batch in batches]

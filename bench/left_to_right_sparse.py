@@ -30,7 +30,7 @@ from measuring import CORPORA, command_line, write_results  # noqa: E402
 from streamtopics import read_corpus_dir  # noqa: E402
 from streamtopics.estimators import OnlineLDA  # noqa: E402
 from streamtopics.evaluation import left_to_right  # noqa: E402
-from streamtopics.inference.gibbs_estep import SPARSE_MIN_TOPICS  # noqa: E402
+from streamtopics.evaluation.left_to_right import SPARSE_MIN_TOPICS  # noqa: E402
 
 
 

@@ -159,8 +159,10 @@ def test_last_sample_recording_equals_hard_counts_of_the_last_sweep():
         batch.doc_ptr, batch.entry_word, batch.entry_count, weights, alpha, 11, 2, 0, 6)
     np.testing.assert_array_equal(entry_topic, twin_entry)
     np.testing.assert_allclose(doc_log_theta, twin_log_theta, rtol=1e-12, atol=1e-12)
-    # through the estimator: integer counts, one per token, from the last pass only
-    run = GibbsEstimator(passes=6, last_sample=True).begin(batch, 5, seed=11, minibatch_index=2)
+    # through the estimator (the dense kernel, as the twin): integer counts, one per token, from
+    # the last pass only
+    run = GibbsEstimator(passes=6, last_sample=True, sampler="dense").begin(batch, 5, seed=11,
+                                                                          minibatch_index=2)
     run.advance(weights, alpha, 6)
     assert run.n_recorded == 1
     np.testing.assert_array_equal(run.entry_expectations(), twin_entry)

@@ -15,7 +15,7 @@ from scipy.stats import chisquare
 
 from streamtopics.corpus.synthetic import generate_synthetic
 from streamtopics.estimators import OnlineLDA
-from streamtopics.inference.gibbs_estep import SPARSE_MIN_TOPICS, GibbsEstimator
+from streamtopics.inference.gibbs_estep import GibbsEstimator
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.topic_mask import TopicMask, kernel_mask
 from streamtopics.kernels.gibbs_estep import RECORD_SAMPLE
@@ -157,22 +157,21 @@ def test_masked_documents_run_the_dense_restricted_path():
         np.testing.assert_array_equal(dense, sparse)
 
 
-def test_automatic_choice_depends_on_the_number_of_topics_only():
-    assert not GibbsEstimator().uses_sparse(SPARSE_MIN_TOPICS - 1)
-    assert GibbsEstimator().uses_sparse(SPARSE_MIN_TOPICS)
-    assert not GibbsEstimator(sampler="dense").uses_sparse(500)
-    assert not GibbsEstimator(sampler="sparse", dense_reference=True).uses_sparse(500)
-    assert GibbsEstimator(sampler="sparse").uses_sparse(2)
+def test_automatic_choice_is_the_sparse_kernel_at_every_number_of_topics():
+    assert GibbsEstimator().uses_sparse
+    assert not GibbsEstimator(sampler="dense").uses_sparse
+    assert not GibbsEstimator(sampler="sparse", dense_reference=True).uses_sparse
+    assert GibbsEstimator(sampler="sparse").uses_sparse
     with pytest.raises(ValueError, match="sampler"):
-        GibbsEstimator(sampler="fast").uses_sparse(5)
+        GibbsEstimator(sampler="fast").uses_sparse
     corpus, _ = generate_synthetic(n_topics=3, n_words=60, n_documents=60, mean_length=20, seed=4)
 
     def components(n_topics, sampler):
         return OnlineLDA(n_topics, batch_size=30, local_passes=4, n_passes=1, random_state=2,
                          local_sampler=sampler).fit(corpus).components_
 
-    for n_topics, same_as in ((SPARSE_MIN_TOPICS, "sparse"), (4, "dense")):
-        np.testing.assert_array_equal(components(n_topics, "auto"), components(n_topics, same_as))
+    for n_topics in (2, 4, 40):
+        np.testing.assert_array_equal(components(n_topics, "auto"), components(n_topics, "sparse"))
 
 
 def test_deferred_smoothing_part_equals_the_kernels_own():

@@ -29,7 +29,7 @@ from ..estimators import CVB0LDA, GibbsLDA
 from ..estimators.hdp import OnlineHDP
 from ..estimators.online_lda import OnlineLDA
 from ..corpus.corpus import occurring_words, restrict_to_words
-from ..inference.gibbs_estep import LOCAL_SAMPLERS, SPARSE_MIN_TOPICS
+from ..inference.gibbs_estep import LOCAL_SAMPLERS
 from ..inference.presets import PRESETS
 from ..reporting.progressive import METRICS, ProgressiveEvaluation, strict_record
 from ..training import train_stream
@@ -56,9 +56,9 @@ def register(subparsers) -> None:
                         help="local Gibbs/variational passes per document, P (default: 20)")
     parser.add_argument("--local-sampler", choices=LOCAL_SAMPLERS, default="auto",
                         help="kernel of the local Gibbs step: sparse (O(topics in the document) "
-                             "per token), dense (O(K)), auto (sparse from K = "
-                             f"{SPARSE_MIN_TOPICS}; default) or mh (Metropolis-Hastings, O(1) "
-                             "per token and step, slower mixing; docs/methods.md)")
+                             "per token, the fastest), dense (O(K), the reference), auto "
+                             "(sparse; default) or mh (Metropolis-Hastings, O(1) per token and "
+                             "step, slower mixing; docs/methods.md)")
     parser.add_argument("--step-decay", type=float, default=0.5,
                         help="kappa in rho_i = (tau0 + i)^-kappa, in (0, 1] (default: 0.5)")
     parser.add_argument("--step-offset", type=float, default=0.0, help="tau0 (default: 0)")

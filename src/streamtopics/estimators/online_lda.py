@@ -166,8 +166,8 @@ class OnlineLDA(TopicModelEstimator):
         and counted in ``text_report_.tokens_dropped`` under `VOCABULARY_FULL`. The same rule
         picks the first vocabulary when `partial_fit_text` starts the model (`corpus.growth`).
     local_sampler : the kernel of the local Gibbs step (Gibbs methods): "sparse" (O(topics in
-        the document) per token), "dense" (O(K), the reference), "auto" (the default: sparse
-        from `streamtopics.inference.gibbs_estep.SPARSE_MIN_TOPICS` topics on) or "mh"
+        the document) per token), "dense" (O(K), the reference), "auto" (the default: sparse,
+        the faster one at every K measured, docs/methods.md) or "mh"
         (opt-in: 2 Metropolis-Hastings cycles per token and pass with LightLDA's word and
         document proposals, O(1) each; same stationary distribution and recorded
         conditionals, slower mixing, see docs/methods.md). Their chains, hence the models,

@@ -26,7 +26,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..inference.gibbs_estep import SAMPLERS, SPARSE_MIN_TOPICS
+from ..inference.gibbs_estep import SAMPLERS
+
+# From this many topics on, sampler="auto" runs the sparse sweeps (their speed-up grows with K,
+# and at K = 10 the dense ones are faster: bench/results/left_to_right_sparse.md).
+SPARSE_MIN_TOPICS = 32
 from ..kernels.evaluation import left_to_right_kernel
 from . import _inputs
 from .results import HeldOutLikelihood
@@ -61,8 +65,8 @@ def left_to_right(beta, alpha, documents, n_particles: int = 20, resample: bool 
         chunk of documents (e.g. ``tqdm.update``); it does not change the results.
     sampler : how each Gibbs update and draw is sampled: "dense" (O(K), the reference),
         "sparse" (O(topics present in the particle), the two-bucket sampler of the E-step) or
-        "auto" (sparse from `SPARSE_MIN_TOPICS` topics on, as the E-step; on newsarticles the
-        sparse one is 0.94x the dense one's speed at K = 10, 1.15x at 20, 1.5x at 32 and 3.5x at
+        "auto" (sparse from `SPARSE_MIN_TOPICS` topics on; on newsarticles the sparse one is
+        0.94x the dense one's speed at K = 10, 1.15x at 20, 1.5x at 32 and 3.5x at
         100: bench/results/left_to_right_sparse.md). Both run the same algorithm; for one seed
         their numbers differ within Monte Carlo noise.
     """

@@ -28,8 +28,10 @@ one (`kernels.gibbs_estep`, O(K) per token, the reference) and the sparse one
 (`kernels.gibbs_estep_sparse`, O(topics in the document) per token plus per-word tables built
 once per call). Both sample equation 5 exactly, but a uniform
 maps to a topic differently, so the two chains differ (statistically equivalent;
-tests/test_gibbs_estep_sparse.py). ``sampler="auto"`` picks the sparse kernel from
-`SPARSE_MIN_TOPICS` topics on: a function of K only, so a seed still fixes the model.
+tests/test_gibbs_estep_sparse.py). ``sampler="auto"`` (the default) runs the sparse kernel at
+every K: since both pass loops were rewritten (issue 12) it is the faster one from K = 5 up
+(1.14-1.29x the dense one at K = 5, 10 and 20 on debian and newsarticles, 1.5-1.6x at K = 100,
+held-out scores equal within noise: bench/results/sparse_estep_small_k.md, sparse_estep.md).
 
 ``sampler="mh"`` runs a Metropolis-Hastings chain instead (`kernels.gibbs_estep_mh`, LightLDA's
 word and document proposals, ``mh_cycles`` cycles per token and pass, O(1) per token and step):
@@ -62,13 +64,6 @@ from .minibatch import Minibatch
 from .stats import MinibatchStats
 from .topic_mask import kernel_mask
 
-# From this many topics on, sampler="auto" runs the sparse kernel, below it the dense one: this
-# keeps small models (and the bit-identity fingerprints of tests/) on the dense chain. Since
-# both kernels' pass loops were rewritten (issue 12), the sparse one is also 1.14-1.29x faster
-# at K = 5, 10 and 20 with the same held-out score (bench/results/sparse_estep_small_k.md);
-# moving this threshold changes every small model's numbers for a seed, so it is a change of
-# its own (re-recorded fingerprints, a held-out check), not made with the speed-ups.
-SPARSE_MIN_TOPICS = 32
 SAMPLERS = ("auto", "sparse", "dense")
 LOCAL_SAMPLERS = (*SAMPLERS, "mh")  # the local step's; left-to-right evaluation takes SAMPLERS
 NO_ROWS = np.zeros((0, 0))
@@ -91,9 +86,8 @@ class GibbsEstimator:
 
     ``last_sample``: record only the last pass, as hard counts of its sample (SGS, see the module
     docstring). ``dense_reference`` records the conditionals with the dense per-token kernel
-    (tests only). ``sampler``: "sparse", "dense", "auto" (sparse from `SPARSE_MIN_TOPICS`
-    topics on) or "mh" (``mh_cycles`` Metropolis-Hastings cycles per token and pass), see the
-    module docstring.
+    (tests only). ``sampler``: "sparse", "dense", "auto" (sparse) or "mh"
+    (``mh_cycles`` Metropolis-Hastings cycles per token and pass), see the module docstring.
     """
 
     passes: int = 20
@@ -117,15 +111,14 @@ class GibbsEstimator:
         """R: the last quarter of the passes (at least one), or the last pass alone."""
         return 1 if self.last_sample else max(1, self.passes // 4)
 
-    def uses_sparse(self, n_topics: int) -> bool:
-        """Whether the chain of a K-topic model records sparsely (the sparse kernel or the MH
+    @property
+    def uses_sparse(self) -> bool:
+        """Whether the chain records sparsely (the sparse kernel, which "auto" runs, or the MH
         chain), leaving the smoothing part of the conditionals to `GibbsRun`."""
         if self.sampler not in LOCAL_SAMPLERS:
             raise ValueError(f"unknown sampler {self.sampler!r}; "
                              f"choose one of {', '.join(LOCAL_SAMPLERS)}")
-        if self.dense_reference or self.sampler == "dense":
-            return False
-        return self.sampler in ("sparse", "mh") or n_topics >= SPARSE_MIN_TOPICS
+        return not (self.dense_reference or self.sampler == "dense")
 
     @property
     def kernel_mh_cycles(self) -> int:
@@ -208,7 +201,7 @@ class GibbsRun:
                      self.token_topic, self.doc_topic_counts, self.rng_state,
                      self.entry_topic, self.doc_log_theta, *mask)
         recorded = last - max(first, record_from)
-        sparse = self.estimator.uses_sparse(alpha.size)
+        sparse = self.estimator.uses_sparse
         # The sparse kernel's recorded conditionals leave their smoothing part to this driver.
         deferred = sparse and self.estimator.record_mode == RECORD_CONDITIONALS
         inverse = np.zeros(batch.n_entries) if deferred else NO_MASK_VALUES
