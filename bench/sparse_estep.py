@@ -7,7 +7,7 @@ For every corpus (train split, first ``--train-documents``; test split, first
 * ``G-OEM dense``: ``OnlineLDA(K, method="g-oem", batch_size=100, local_passes=20, n_passes=1,
   local_sampler="dense")``, the O(K)-per-token reference kernel;
 * ``G-OEM sparse``: the same with ``local_sampler="sparse"`` (O(topics in the document) per
-  token; what ``"auto"`` picks from K = 32 on);
+  token; what ``"auto"`` runs, at every K);
 * ``G-OEM mh``: the same with ``local_sampler="mh"`` (2 Metropolis-Hastings cycles per token
   and pass, O(1) each), and with P = each of ``--mh-passes`` (how many passes its chain needs
   to score as the sparse kernel does at P = 20);
