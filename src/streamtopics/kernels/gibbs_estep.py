@@ -66,6 +66,13 @@ def _last_positive(probabilities, stop):
 
 
 @njit(cache=True, inline="always")
+def _pairwise(p0, p1, p2, p3, p4, p5, p6, p7):
+    """The sum of one 8-topic chunk, in the one order every draw uses (`_sample_topic`,
+    `chunk_sums_row`)."""
+    return ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7))
+
+
+@njit(cache=True, inline="always")
 def _sample_topic(probabilities, chunk_sums, n_chunks, u):
     """Draw k with probability proportional to ``probabilities[k]`` from the uniform ``u``.
 
@@ -77,9 +84,9 @@ def _sample_topic(probabilities, chunk_sums, n_chunks, u):
     total = 0.0
     for c in range(n_chunks):
         b = CHUNK * c
-        s = (((probabilities[b] + probabilities[b + 1]) + (probabilities[b + 2] + probabilities[b + 3]))
-             + ((probabilities[b + 4] + probabilities[b + 5])
-                + (probabilities[b + 6] + probabilities[b + 7])))
+        s = _pairwise(probabilities[b], probabilities[b + 1], probabilities[b + 2],
+                      probabilities[b + 3], probabilities[b + 4], probabilities[b + 5],
+                      probabilities[b + 6], probabilities[b + 7])
         chunk_sums[c] = s
         total += s
     target = u * total
@@ -190,12 +197,6 @@ def token_words(entry_word, entry_count, n_tokens):
             token_word[n] = entry_word[j]
             n += 1
     return token_word
-
-
-@njit(cache=True, inline="always")
-def _pairwise(p0, p1, p2, p3, p4, p5, p6, p7):
-    """The sum of one 8-topic chunk in `_sample_topic`'s order."""
-    return ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7))
 
 
 @njit(cache=True, inline="always")
