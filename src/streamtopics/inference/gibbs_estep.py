@@ -179,12 +179,13 @@ class GibbsRun:
         else:
             record_from, reset = self.window_start, first <= self.window_start
         if reset:
-            if self.touched is None:
-                self.entry_topic[:] = 0.0
-            else:
-                clear_sets(self.entry_topic, *self._touched_sets())
+            if self.n_recorded:  # else the accumulators still hold their zeros
+                if self.touched is None:
+                    self.entry_topic[:] = 0.0
+                else:
+                    clear_sets(self.entry_topic, *self._touched_sets())
+                self.doc_log_theta[:] = 0.0
             self.touched = np.zeros(self.doc_topic_counts.shape, dtype=bool)
-            self.doc_log_theta[:] = 0.0
             self.n_recorded = 0
             self.smoothing_calls, self.word_smoothing, self.smoothed = [], None, 0
         alpha = np.ascontiguousarray(alpha, dtype=np.float64)

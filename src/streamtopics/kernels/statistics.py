@@ -253,7 +253,6 @@ def tree_block_totals(entry_word, entry_topic, block_entry_ptr, n_words, inverse
     depth = 2
     while (1 << (depth - 2)) < n_blocks:
         depth += 1
-    smoothing = inverse.size > 0
     out = np.empty((n_words, n_topics))
     n_ranges = (n_words + 63) // 64
     for r in prange(n_ranges):
@@ -264,27 +263,15 @@ def tree_block_totals(entry_word, entry_topic, block_entry_ptr, n_words, inverse
             top = 0
             m, last = word_ptr[w], word_ptr[w + 1]
             for b in range(n_blocks):
-                stop = block_entry_ptr[b + 1]
-                present[top] = m < last and word_entries[m] < stop
+                stop = m
+                while stop < last and word_entries[stop] < block_entry_ptr[b + 1]:
+                    stop += 1
+                present[top] = stop > m
                 level[top] = 0
-                if present[top]:
-                    row = stack[top]
-                    scale = 0.0
-                    if smoothing:
-                        q = m
-                        while q < last and word_entries[q] < stop:
-                            scale += inverse[word_entries[q]]
-                            q += 1
-                    for k in range(n_topics):
-                        row[k] = 0.0 + scale * weights[w, k] * alpha[k] if smoothing else 0.0
-                    while m < last and word_entries[m] < stop:
-                        values = entry_topic[word_entries[m]]
-                        for k in range(n_topics):
-                            row[k] += values[k]
-                        m += 1
-                    if divisor != 1.0:
-                        for k in range(n_topics):
-                            row[k] /= divisor
+                if present[top]:  # a single block is the result: summed in place
+                    _block_row(out[w] if n_blocks == 1 else stack[top], word_entries[m:stop],
+                               entry_topic, inverse, weights[w], alpha, divisor)
+                    m = stop
                 top += 1
                 while top >= 2 and level[top - 1] == level[top - 2]:
                     _merge_levels(stack, present, top - 2, top - 1)
@@ -293,5 +280,28 @@ def tree_block_totals(entry_word, entry_topic, block_entry_ptr, n_words, inverse
             while top >= 2:
                 _merge_levels(stack, present, top - 2, top - 1)
                 top -= 1
-            out[w] = stack[0]
+            if n_blocks > 1:
+                out[w] = stack[0]
     return out
+
+
+@njit(cache=True, inline="always")
+def _block_row(row, entries, entry_topic, inverse, weights, alpha, divisor):
+    """One block's row of a word into ``row``: ``(0 + S beta_w alpha + the rows of
+    ``entries``, in order) / divisor`` with S the sum of ``inverse`` over ``entries`` (left out
+    when ``inverse`` is empty), each loop over the topics on its own (`tree_block_totals`)."""
+    if inverse.size:
+        scale = 0.0
+        for e in entries:
+            scale += inverse[e]
+        for k in range(row.size):
+            row[k] = 0.0 + scale * weights[k] * alpha[k]
+    else:
+        row[:] = 0.0
+    for e in entries:
+        values = entry_topic[e]
+        for k in range(row.size):
+            row[k] += values[k]
+    if divisor != 1.0:
+        for k in range(row.size):
+            row[k] /= divisor
