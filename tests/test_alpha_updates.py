@@ -7,7 +7,7 @@ from scipy.special import digamma, zeta
 from streamtopics.inference.alpha_updates import (Fixed, MinkaFixedPoint, fixed_point_alpha,
                                                   inverse_digamma)
 from streamtopics.inference.stats import SufficientStats
-from streamtopics.kernels.dirichlet import implied_alpha
+from streamtopics.kernels.dirichlet import implied_alpha, new_memo
 
 
 def residual(alpha, log_theta):
@@ -136,8 +136,8 @@ def test_kernel_is_the_same_for_any_split_of_the_topics():
         start[: n_topics // 2] = alpha[: n_topics // 2]  # half of them close at once
         total = alpha.sum() * np.exp(rng.normal(0.0, 0.1))
         pole = 0.0 if trial % 2 else rng.uniform(0.0, 0.1)
-        one = implied_alpha(total, log_theta, start, pole, 2.0, 1)
+        one = implied_alpha(total, log_theta, start, pole, 2.0, 1, new_memo(n_topics))
         for parts in (2, 3, 7):
-            other = implied_alpha(total, log_theta, start, pole, 2.0, parts)
+            other = implied_alpha(total, log_theta, start, pole, 2.0, parts, new_memo(n_topics))
             np.testing.assert_array_equal(other[0], one[0])
             assert other[1:] == one[1:]

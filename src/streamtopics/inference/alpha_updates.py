@@ -25,7 +25,7 @@ import numba
 import numpy as np
 from scipy.special import digamma, zeta
 
-from ..kernels.dirichlet import implied_alpha, inverse_digamma_newton
+from ..kernels.dirichlet import implied_alpha, inverse_digamma_newton, new_memo
 
 # The largest total concentration sum(alpha) the fixed point returns: when sum_k exp(s2_k) >= 1
 # (possible only through rounding) the likelihood grows without bound as alpha grows.
@@ -55,18 +55,20 @@ def inverse_digamma(y, tolerance: float = 1e-15, max_iterations: int = 60, start
     y = np.asarray(y, dtype=np.float64)
     x = _minka_start(y) if start is None else np.asarray(start, dtype=np.float64)
     x = inverse_digamma_newton(y.ravel(), np.broadcast_to(x, y.shape).ravel(), 0.0, 2.0,
-                               tolerance, max_iterations, 0, numba.get_num_threads())
+                               tolerance, max_iterations, 0, numba.get_num_threads(),
+                               new_memo(y.size))
     return x.reshape(y.shape)
 
 
-def _implied_alpha(total, log_theta: np.ndarray, start=None, pole: float = 0.0):
+def _implied_alpha(total, log_theta: np.ndarray, memo: np.ndarray, start=None, pole: float = 0.0):
     """`kernels.dirichlet.implied_alpha` for a = ``total``: (alpha(a), its sum, the residual,
-    the slope). Without ``start``, Newton starts from `_minka_start` (NumPy's exp: the kernel
-    has only the C library's, which rounds differently)."""
+    the slope); ``memo``: the digammas and trigammas of one fixed point (`new_memo`). Without
+    ``start``, Newton starts from `_minka_start` (NumPy's exp: the kernel has only the C
+    library's, which rounds differently)."""
     if start is None:
         start = _minka_start(digamma(total) + log_theta)
     return implied_alpha(float(total), log_theta, np.asarray(start, dtype=np.float64),
-                         float(pole), 2.0, numba.get_num_threads())
+                         float(pole), 2.0, numba.get_num_threads(), memo)
 
 
 def fixed_point_alpha(log_theta: np.ndarray, start: float = 1.0, tolerance: float = 1e-13,
@@ -89,7 +91,9 @@ def fixed_point_alpha(log_theta: np.ndarray, start: float = 1.0, tolerance: floa
 
     Each value of a is one kernel call (`kernels.dirichlet.implied_alpha`: the K inverse
     digammas, the sum, the residual and the slope), the same doubles as this iteration written
-    with NumPy and SciPy; a and its exp and log stay here, in NumPy.
+    with NumPy and SciPy; a and its exp and log stay here, in NumPy. The calls share one memo of
+    digamma and trigamma per value (`kernels.dirichlet.memoised`): a value settled at one a
+    starts the next from the same point.
     """
     log_theta = np.ascontiguousarray(log_theta, dtype=np.float64)
     if log_theta.size == 1:
@@ -98,12 +102,13 @@ def fixed_point_alpha(log_theta: np.ndarray, start: float = 1.0, tolerance: floa
         raise ValueError("s2 (expected log topic proportions) must be finite")
 
     alpha = None if alpha_start is None else np.array(alpha_start, dtype=np.float64)
+    memo = new_memo(log_theta.size)
     u = float(np.log(start)) if np.isfinite(start) and start > 0 else 0.0
     low, high = -np.inf, np.inf
     u_max = np.log(MAX_CONCENTRATION)
     for _ in range(max_iterations):
         total = np.exp(u)  # NumPy's exp, as ever: the C library's rounds differently
-        alpha, alpha_sum, residual, slope = _implied_alpha(total, log_theta, alpha, pole)
+        alpha, alpha_sum, residual, slope = _implied_alpha(total, log_theta, memo, alpha, pole)
         if residual <= tolerance:
             return alpha
         value = alpha_sum - total
@@ -112,7 +117,7 @@ def fixed_point_alpha(log_theta: np.ndarray, start: float = 1.0, tolerance: floa
         else:
             high = u
         if low >= u_max:
-            return _implied_alpha(MAX_CONCENTRATION, log_theta, pole=pole)[0]
+            return _implied_alpha(MAX_CONCENTRATION, log_theta, memo, pole=pole)[0]
         candidate = u - value / slope if slope < 0 else np.nan
         if not low < candidate < min(high, u_max):
             if np.isfinite(low) and np.isfinite(high):
