@@ -38,7 +38,8 @@ def test_affine_rows_and_set_rows_are_their_twins_bit_for_bit():
     raw = _values(rng, (40, 5))
     words = rng.choice(40, 12, replace=False)
     factor, offset = _values(rng, 5), _values(rng, 5)
-    np.testing.assert_array_equal(statistics.affine_rows(raw, words, factor, offset),
+    np.testing.assert_array_equal(statistics.affine_rows(raw, words, factor, offset,
+                                                         np.empty((12, 5))),
                                   naive.affine_rows(raw, words, factor, offset))
     rows = _values(rng, (12, 5))
     statistics.set_rows(raw, words, rows)

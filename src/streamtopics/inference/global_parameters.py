@@ -3,8 +3,8 @@
 A parameterisation gives ``initial_stats(beta_0, alpha_0, document_length)`` (the s_0 it maps
 back to the shared initial parameters) and, from the running `SufficientStats`:
 
-* ``word_weights(stats, words)`` (U x K): the weights of the minibatch's words in the local
-  E-step, the beta_{wk} of equations 11 and 15 (a Bayesian one gives exp(E_q[log beta_{wk}])
+* ``word_weights(stats, words, out=None)`` (U x K, written into ``out`` when given): the
+  weights of the minibatch's words in the local E-step, the beta_{wk} of equations 11 and 15 (a Bayesian one gives exp(E_q[log beta_{wk}])
   there, thesis section 3.3.4);
 * ``row_affine(stats)`` -> (offset K, factor K) such that the reported topic-word distribution is
   component[k, v] = offset_k + factor_k * stats.raw[v, k], which is what `components` returns
@@ -99,9 +99,13 @@ class PointEstimate(BlendsStatistics):
         offset = np.where(alive, 0.0, 1.0 / stats.n_words)
         return offset, factor
 
-    def word_weights(self, stats: SufficientStats, words: np.ndarray) -> np.ndarray:
+    def word_weights(self, stats: SufficientStats, words: np.ndarray,
+                     out: np.ndarray | None = None) -> np.ndarray:
         offset, factor = self.row_affine(stats)
-        return affine_rows(stats.raw, np.asarray(words, dtype=np.int64), factor, offset)
+        words = np.asarray(words, dtype=np.int64)
+        if out is None:
+            out = np.empty((words.size, stats.n_topics))
+        return affine_rows(stats.raw, words, factor, offset, out)
 
     def components(self, stats: SufficientStats) -> np.ndarray:
         return components_from_affine(stats, *self.row_affine(stats))
@@ -188,10 +192,11 @@ class VariationalDirichlet(BlendsStatistics):
         totals = self._lambda_totals(stats)
         return self.topic_word_prior / totals, self.corpus_size * stats.scale / totals
 
-    def word_weights(self, stats: SufficientStats, words: np.ndarray) -> np.ndarray:
+    def word_weights(self, stats: SufficientStats, words: np.ndarray,
+                     out: np.ndarray | None = None) -> np.ndarray:
         """exp(E_q[log beta_kw]) for the given words, U x K."""
         lam = self.topic_word_prior + self.corpus_size * stats.word_topic(words)
-        return np.exp(digamma(lam) - digamma(self._lambda_totals(stats)))
+        return np.exp(digamma(lam) - digamma(self._lambda_totals(stats)), out=out)
 
     def components(self, stats: SufficientStats) -> np.ndarray:
         return components_from_affine(stats, *self.row_affine(stats))

@@ -108,8 +108,9 @@ class LangevinTopics:
         """beta_kw = theta_kw / sum_w theta_kw."""
         return np.zeros(stats.n_topics), stats.scale / stats.topic_totals
 
-    def word_weights(self, stats: SufficientStats, words: np.ndarray) -> np.ndarray:
-        return stats.raw[words] * self.row_affine(stats)[1]
+    def word_weights(self, stats: SufficientStats, words: np.ndarray,
+                     out: np.ndarray | None = None) -> np.ndarray:
+        return np.multiply(stats.raw[words], self.row_affine(stats)[1], out=out)
 
     def after_step(self, stats: SufficientStats, rho: float) -> "LangevinTopics":
         return self

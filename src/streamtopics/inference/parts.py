@@ -102,8 +102,9 @@ class Parameterisation(Protocol):
     """How the running statistics s map to topic parameters eta*(s) (appendix A.1).
 
     ``initial_stats(beta_0, alpha_0, L)``: the s_0 that maps back to the shared start (L: the
-    mean length of the first minibatch's documents); ``word_weights(stats, words)``: U x K
-    weights of the E-step; ``row_affine(stats)`` -> (offset, factor), K each, with
+    mean length of the first minibatch's documents); ``word_weights(stats, words, out=None)``:
+    U x K weights of the E-step (written into ``out``, a U x K array, when the
+    parameterisation can: a boosted step's passes reuse one); ``row_affine(stats)`` -> (offset, factor), K each, with
     components[k, v] = offset_k + factor_k s1[v, k] (the reported topics, and what the lazy
     Polyak-Ruppert average needs); ``blend(stats, rho, minibatch, step, seed)``: s_i from s_{i-1}
     in place, eq. 3 (`global_parameters.BlendsStatistics`) or what replaces it (the Langevin
@@ -123,9 +124,9 @@ class Parameterisation(Protocol):
     ...     def row_affine(self, stats):
     ...         totals = stats.n_words + stats.topic_totals
     ...         return 1.0 / totals, stats.scale / totals
-    ...     def word_weights(self, stats, words):
+    ...     def word_weights(self, stats, words, out=None):
     ...         offset, factor = self.row_affine(stats)
-    ...         return stats.raw[words] * factor + offset
+    ...         return np.add(stats.raw[words] * factor, offset, out=out)
     ...     def blend(self, stats, rho, minibatch, step, seed): stats.blend(rho, minibatch)
     ...     def after_step(self, stats, rho): return self
     ...     def state_arrays(self): return {}
@@ -143,7 +144,8 @@ class Parameterisation(Protocol):
     def initial_stats(self, beta: np.ndarray, alpha: np.ndarray,
                       document_length: float) -> SufficientStats: ...
 
-    def word_weights(self, stats: SufficientStats, words: np.ndarray) -> np.ndarray: ...
+    def word_weights(self, stats: SufficientStats, words: np.ndarray,
+                     out: np.ndarray | None = None) -> np.ndarray: ...
 
     def row_affine(self, stats: SufficientStats) -> tuple[np.ndarray, np.ndarray]: ...
 

@@ -75,8 +75,9 @@ class NewTopicColumn:
     the mean of its weights in the existing ones instead: its conditional then follows the
     document's counts and a, and does not force growth."""
 
-    def word_weights(self, stats: SufficientStats, words: np.ndarray) -> np.ndarray:
-        weights = local_word_weights(super().word_weights(stats, words))
+    def word_weights(self, stats: SufficientStats, words: np.ndarray,
+                     out: np.ndarray | None = None) -> np.ndarray:
+        weights = local_word_weights(super().word_weights(stats, words, out))
         if not has_rest(stats):
             return weights
         new_topic = np.full(words.size, 1.0 / stats.n_words)

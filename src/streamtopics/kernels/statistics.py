@@ -42,11 +42,10 @@ def blend_rows(raw, source, words, word_topic, n_documents, coefficient, column_
 
 
 @njit(cache=True, parallel=True)
-def affine_rows(raw, words, factor, offset):
-    """``raw[words] * factor + offset`` (U x K): the word weights of a row-affine
-    parameterisation, in parallel over the rows."""
+def affine_rows(raw, words, factor, offset, out):
+    """``out[:] = raw[words] * factor + offset`` (U x K), returned: the word weights of a
+    row-affine parameterisation, in parallel over the rows."""
     n_topics = raw.shape[1]
-    out = np.empty((words.size, n_topics))
     for u in prange(words.size):
         row = raw[words[u]]
         for k in range(n_topics):
