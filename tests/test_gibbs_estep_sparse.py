@@ -238,3 +238,38 @@ def test_boosted_statistics_sum_only_the_present_topics_bit_for_bit(sampler):
         np.testing.assert_array_equal(run.statistics().word_topic, expected)
         np.testing.assert_array_equal(run.statistics().word_topic, expected)
     assert outside.mean() > 0.3  # the sums did skip most topics
+
+
+def test_scan_order_drawn_ahead_is_the_one_a_pass_draws_itself():
+    """In one call the kernel shuffles each next pass's scan order during the pass before it,
+    from the stream advanced past that pass's uniforms (`kernels.random.advance`); a call
+    starting at a pass shuffles its first order itself (`permute`). So P passes in one call and
+    the same passes one per call give the same sample, counts and stream bit for bit, and the
+    same records up to the rounding of adding them per call (documents of 0, 1 and 2 tokens
+    included)."""
+    rng = np.random.default_rng(4)
+    batch = random_minibatch(rng, n_docs=10, n_words=25, mean_length=12)
+    tiny = Minibatch.from_counts(sp.csr_matrix(np.array([[0, 0, 0], [0, 1, 0], [1, 0, 1],
+                                                         [0, 2, 0]])))
+    n_topics, passes = 12, 7
+    weights_all = rng.random((max(batch.words.size, tiny.words.size), n_topics))
+    alpha = rng.uniform(0.05, 0.5, n_topics)
+    for minibatch in (batch, tiny):
+        weights = weights_all[:minibatch.words.size]
+        runs = []
+        for schedule in ([(0, passes)], [(t, 1) for t in range(passes)]):
+            state = [np.zeros(minibatch.n_tokens, dtype=np.int64),
+                     np.zeros((minibatch.n_documents, n_topics)),
+                     np.zeros(minibatch.n_documents, dtype=np.uint64),
+                     np.zeros((minibatch.n_entries, n_topics)),
+                     np.zeros((minibatch.n_documents, n_topics))]
+            for first, n_passes in schedule:
+                gibbs_sweeps(minibatch.doc_ptr, minibatch.entry_word, minibatch.entry_count,
+                             minibatch.token_ptr, weights, alpha, digamma(alpha),
+                             float(digamma(alpha.sum())), 5, 2, 0, first, n_passes, 5, 0,
+                             *state, sparse=True)
+            runs.append(state)
+        for one_call, pass_by_pass in zip(runs[0][:3], runs[1][:3]):
+            np.testing.assert_array_equal(one_call, pass_by_pass)
+        for one_call, pass_by_pass in zip(runs[0][3:], runs[1][3:]):
+            np.testing.assert_allclose(one_call, pass_by_pass, rtol=1e-13)

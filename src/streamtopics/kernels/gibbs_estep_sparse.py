@@ -47,7 +47,7 @@ from numba import njit, prange
 
 from .gibbs_estep import (RECORD_CONDITIONALS, RECORD_SAMPLE, _record_sample, initial_sample,
                           length_term, token_words)
-from .random import permute, uniform_step
+from .random import advance, permute, shuffle_step, uniform_step
 
 
 @njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
@@ -162,7 +162,11 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, word_ch
     need not wait on a store whose address is the draw itself (as the dense kernel's pass
     loop); and the draw's bookkeeping is `count_draw` written out: called in the token loop,
     that helper cost numba reference counts on its four array arguments per token (eight NRT
-    calls)."""
+    calls). Within a call, each pass also shuffles the next pass's scan order, one
+    Fisher-Yates step per token (`kernels.random.shuffle_step`), from the stream state the
+    next pass's `permute` would start from (`kernels.random.advance`): the same orders and
+    stream, with the shuffle's integer work beside the draws' floating-point chain instead of
+    in a loop of its own."""
     n_entries = entry_word.size
     n_topics = alpha.size
     if first_pass == 0:
@@ -182,12 +186,26 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, word_ch
             n_present += 1
     prefix = np.empty(n_topics)
     token_word = token_words(entry_word, entry_count, z.size)
-    order = np.empty(z.size, dtype=np.int64)
+    n_tokens = z.size
+    order = np.empty(n_tokens, dtype=np.int64)
+    next_order = np.empty(n_tokens, dtype=np.int64)
+    if n_passes > 0:
+        stream = permute(stream, n_tokens, order)
     n_recorded = 0
+    last_pass = first_pass + n_passes - 1
     for t in range(first_pass, first_pass + n_passes):
-        stream = permute(stream, z.size, order)
+        # The next pass's scan order is shuffled here, one step per token, from the stream
+        # ahead of this pass's uniforms: the same numbers as `permute` after the pass, but its
+        # integer work runs beside the draws' floating-point chain.
+        shuffling = t < last_pass
+        shuffle_stream = advance(stream, n_tokens)
+        if shuffling:
+            for i in range(n_tokens):
+                next_order[i] = i
         pending = -1
-        for i in range(z.size):
+        for i in range(n_tokens):
+            if shuffling and i < n_tokens - 1:
+                shuffle_stream = shuffle_step(shuffle_stream, n_tokens - 1 - i, next_order)
             n = order[i]
             w = token_word[n]
             weights = word_topic_weights[w]
@@ -214,6 +232,9 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, word_ch
             pending = p
         if pending >= 0:
             present_counts[pending] += 1.0
+        if shuffling:
+            stream = shuffle_stream
+            order, next_order = next_order, order
         if t < record_from:
             continue
         n_recorded += 1

@@ -68,9 +68,25 @@ def permute(state, n, out):
     for i in range(n):
         out[i] = i
     for i in range(n - 1, 0, -1):
-        state, uniform = uniform_step(state)
-        j = int(uniform * (i + 1))
-        out[i], out[j] = out[j], out[i]
+        state = shuffle_step(state, i, out)
+    return state
+
+
+@njit(cache=True, inline="always")
+def advance(state, steps):
+    """The stream state ``steps`` uniforms after ``state`` (`uniform_step` adds the same constant
+    each step, so a later part of the stream can be drawn ahead)."""
+    return state + uint64(steps) * _GOLDEN
+
+
+@njit(cache=True, inline="always")
+def shuffle_step(state, i, out):
+    """Step ``i`` (n - 1 down to 1) of `permute`'s Fisher-Yates shuffle of ``out``, from the
+    stream state ``state``; returns it advanced. `permute` is the identity fill and these steps
+    in turn."""
+    state, uniform = uniform_step(state)
+    j = int(uniform * (i + 1))
+    out[i], out[j] = out[j], out[i]
     return state
 
 
