@@ -207,13 +207,13 @@ def _padded(weights, k, n_topics):
 
 @njit(cache=True, inline="always")
 def chunk_sums_row(weights, n_topics, row):
-    """`_sample_topic`'s chunk sums of ``weights[:n_topics]`` zero-padded to whole chunks into
-    ``row[:-1]``, and their total, summed sequentially, into ``row[-1]``. The padding is read as
-    0.0, which leaves these sums of non-negative weights unchanged: they are `_sample_topic`'s
-    values bit for bit."""
-    n_chunks = row.size - 1
+    """The running totals of `_sample_topic`'s chunk sums of ``weights[:n_topics]`` zero-padded
+    to whole chunks: ``row[c]`` = the chunk sums 0..c added in turn, the values its chunk walk
+    compares (``cumulative + s``), ``row[-1]`` the total. The padding is read as 0.0, which
+    leaves these sums of non-negative weights unchanged: they are `_sample_topic`'s values bit
+    for bit."""
     total = 0.0
-    for c in range(n_chunks):
+    for c in range(row.size):
         b = CHUNK * c
         if b + CHUNK <= n_topics:
             s = _pairwise(weights[b], weights[b + 1], weights[b + 2], weights[b + 3],
@@ -223,43 +223,49 @@ def chunk_sums_row(weights, n_topics, row):
                           _padded(weights, b + 2, n_topics), _padded(weights, b + 3, n_topics),
                           _padded(weights, b + 4, n_topics), _padded(weights, b + 5, n_topics),
                           _padded(weights, b + 6, n_topics), _padded(weights, b + 7, n_topics))
-        row[c] = s
         total += s
-    row[n_chunks] = total
+        row[c] = total
 
 
 @njit(cache=True, parallel=True)
 def word_chunk_sums(word_topic_weights, n_topics):
     """`chunk_sums_row` of ``word_topic_weights[w, :n_topics]`` for every local word w (U x
-    (ceil(K / 8) + 1)), for the initial draws of `initial_sample`: beta is fixed during a call,
-    so they are summed once per word and call instead of once per token."""
+    ceil(K / 8)), for the initial draws of `initial_sample`: beta is fixed during a call, so
+    they are summed once per word and call instead of once per token."""
     n_words = word_topic_weights.shape[0]
-    table = np.empty((n_words, (n_topics + CHUNK - 1) // CHUNK + 1))
+    table = np.empty((n_words, (n_topics + CHUNK - 1) // CHUNK))
     for w in prange(n_words):
         chunk_sums_row(word_topic_weights[w], n_topics, table[w])
     return table
 
 
 @njit(cache=True, inline="always")
-def sample_word_topic(weights, n_topics, chunk_sums, u):
+def sample_word_topic(weights, n_topics, running_sums, u):
     """`_sample_topic` of the zero-padded ``weights[:n_topics]`` from the uniform ``u``, given
-    its chunk sums and total ``chunk_sums`` (a row of `word_chunk_sums`): the same total,
-    comparisons and fallback, so the same draw bit for bit, at O(K / 8 + 8) instead of O(2 K).
-    The in-chunk walk stops at K: past it the padding adds 0.0 and cannot cross the target."""
-    n_chunks = chunk_sums.size - 1
-    target = u * chunk_sums[n_chunks]
-    cumulative = 0.0
-    for c in range(n_chunks):
-        s = chunk_sums[c]
-        if cumulative + s > target:
-            stop = min(CHUNK * c + CHUNK, n_topics)
-            for k in range(CHUNK * c, stop):
-                cumulative += weights[k]
-                if cumulative > target:
-                    return k
-            return _last_positive(weights, stop)
-        cumulative += s
-    return _last_positive(weights, n_topics)
+    the running totals of its chunk sums ``running_sums`` (a row of `word_chunk_sums`): the
+    same total, comparisons and fallback, so the same draw bit for bit, at O(K / 8 + 8)
+    instead of O(2 K). Both walks are counts instead of early exits (the running sums never
+    decrease, so the first one past the target is one more than the number at or below it):
+    no mispredicted exits, and the initial draws of a document are independent, so they
+    overlap. The in-chunk walk stops at K: past it the padding adds 0.0 and cannot cross the
+    target."""
+    n_chunks = running_sums.size
+    target = u * running_sums[n_chunks - 1]
+    c = 0
+    for i in range(n_chunks):
+        c += running_sums[i] <= target
+    if c == n_chunks:
+        return _last_positive(weights, n_topics)
+    cumulative = running_sums[c - 1] if c > 0 else 0.0
+    first = CHUNK * c
+    stop = min(first + CHUNK, n_topics)
+    k = first
+    for m in range(first, stop):
+        cumulative += weights[m]
+        k += cumulative <= target
+    if k == stop:
+        return _last_positive(weights, stop)
+    return k
 
 
 @njit(cache=True, inline="always")
@@ -371,7 +377,7 @@ def _restricted_document_passes(topics, entry_word, entry_count, word_topic_weig
     local_entry_topic = np.zeros((n_entries, n_allowed))
     local_log_theta = np.zeros(n_allowed)
     n_chunks = (n_allowed + CHUNK - 1) // CHUNK
-    local_chunks = np.empty((n_entries if first_pass == 0 else 0, n_chunks + 1))
+    local_chunks = np.empty((n_entries if first_pass == 0 else 0, n_chunks))
     for j in range(local_chunks.shape[0]):
         chunk_sums_row(local_weights[j], n_allowed, local_chunks[j])
     _document_passes(np.arange(n_entries), entry_count, local_weights, local_chunks, local_alpha,
