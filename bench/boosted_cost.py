@@ -40,8 +40,8 @@ PAIRS = (("g-oem", "g-oem++"), ("v-oem", "v-oem++"))
 # --split: the parts, by function name (or file, for alpha); "rest" is what none takes.
 PARTS = {
     "E-step kernel": ("gibbs_sweeps", "variational_passes"),
-    "word statistics": ("group_sums", "clear_sets", "column_sets", "add_scaled_rows",
-                        "entry_topic_sums", "tree_block_totals", "bincount"),
+    "word statistics": ("group_sums", "clear_sets", "column_sets", "scaled_rows",
+                        "add_scaled_rows", "entry_topic_sums", "tree_block_totals", "bincount"),
     "M-step rows": ("blend_rows", "affine_rows", "set_rows", "has_empty_row",
                     "<method 'copy' of 'numpy.ndarray' objects>",
                     "<built-in method numpy.zeros>"),
