@@ -4,8 +4,8 @@ A parameterisation gives ``initial_stats(beta_0, alpha_0, document_length)`` (th
 back to the shared initial parameters) and, from the running `SufficientStats`:
 
 * ``word_weights(stats, words, out=None)`` (U x K, written into ``out`` when given): the
-  weights of the minibatch's words in the local E-step, the beta_{wk} of equations 11 and 15 (a Bayesian one gives exp(E_q[log beta_{wk}])
-  there, thesis section 3.3.4);
+  weights of the minibatch's words in the local E-step, the beta_{wk} of equations 11 and 15
+  (a Bayesian one gives exp(E_q[log beta_{wk}]) there, thesis section 3.3.4);
 * ``row_affine(stats)`` -> (offset K, factor K) such that the reported topic-word distribution is
   component[k, v] = offset_k + factor_k * stats.raw[v, k], which is what `components` returns
   and what the lazy Polyak-Ruppert average needs;

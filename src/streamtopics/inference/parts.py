@@ -104,9 +104,10 @@ class Parameterisation(Protocol):
     ``initial_stats(beta_0, alpha_0, L)``: the s_0 that maps back to the shared start (L: the
     mean length of the first minibatch's documents); ``word_weights(stats, words, out=None)``:
     U x K weights of the E-step (written into ``out``, a U x K array, when the
-    parameterisation can: a boosted step's passes reuse one); ``row_affine(stats)`` -> (offset, factor), K each, with
-    components[k, v] = offset_k + factor_k s1[v, k] (the reported topics, and what the lazy
-    Polyak-Ruppert average needs); ``blend(stats, rho, minibatch, step, seed)``: s_i from s_{i-1}
+    parameterisation can: a boosted step's passes reuse one); ``row_affine(stats)`` ->
+    (offset, factor), K each, with components[k, v] = offset_k + factor_k s1[v, k] (the
+    reported topics, and what the lazy Polyak-Ruppert average needs);
+    ``blend(stats, rho, minibatch, step, seed)``: s_i from s_{i-1}
     in place, eq. 3 (`global_parameters.BlendsStatistics`) or what replaces it (the Langevin
     dynamics of `inference.langevin`, random stream (seed, step)); ``after_step(stats, rho)``:
     the parameterisation of the next

@@ -125,9 +125,10 @@ def inverse_digamma_newton(y, start, pole, order, tolerance, max_iterations, pol
 @njit(cache=True, parallel=True)
 def implied_alpha(total, log_theta, start, pole, order, n_threads, memo):
     """For a = ``total``: alpha_k(a) = max(x_k, tiny) with digamma(x_k) - pole / x_k =
-    digamma(a) + s2_k (Newton from ``start``, ``memo`` as in `inverse_digamma_newton`); returns (alpha, sum(alpha), the residual
-    |digamma(a) - digamma(sum alpha)|, the slope a (psi'(a) sum_k 1 / (psi'(alpha_k) +
-    pole / alpha_k^2) - 1) of the outer Newton step on log a)."""
+    digamma(a) + s2_k (Newton from ``start``, ``memo`` as in `inverse_digamma_newton`);
+    returns (alpha, sum(alpha), the residual |digamma(a) - digamma(sum alpha)|, the slope
+    a (psi'(a) sum_k 1 / (psi'(alpha_k) + pole / alpha_k^2) - 1) of the outer Newton step on
+    log a)."""
     n = log_theta.size
     digamma_total = scipy_digamma(total)
     y = np.empty(n)
