@@ -27,6 +27,8 @@ bench: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[bench,plot,dask]'
 	$(BIN)/python bench/throughput.py
 	$(BIN)/python bench/sparse_estep.py
+	$(BIN)/python bench/estep_profile.py --topics 10 100
+	$(BIN)/python bench/step_profile.py
 	$(BIN)/python bench/local_passes.py
 	$(BIN)/python bench/left_to_right_sparse.py
 	$(BIN)/python bench/boosted_cost.py
