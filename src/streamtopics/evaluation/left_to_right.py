@@ -27,13 +27,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..inference.gibbs_estep import SAMPLERS
+from ..kernels.evaluation import left_to_right_kernel
+from . import _inputs
+from .results import HeldOutLikelihood
 
 # From this many topics on, sampler="auto" runs the sparse sweeps (their speed-up grows with K,
 # and at K = 10 the dense ones are faster: bench/results/left_to_right_sparse.md).
 SPARSE_MIN_TOPICS = 32
-from ..kernels.evaluation import left_to_right_kernel
-from . import _inputs
-from .results import HeldOutLikelihood
 
 
 def left_to_right(beta, alpha, documents, n_particles: int = 20, resample: bool = False,
