@@ -14,6 +14,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .prefetch import prefetch
+
+# Rows a gathering row kernel asks for ahead of the one it computes (`kernels.prefetch`).
+ROWS_AHEAD = 4
 
 @njit(cache=True, parallel=True)
 def blend_rows(raw, source, words, word_topic, n_documents, coefficient, column_sums,
@@ -26,7 +30,8 @@ def blend_rows(raw, source, words, word_topic, n_documents, coefficient, column_
 
     In place (``source`` is ``raw``, a plain step's blend) a row is read and written through
     one view: through two, LLVM's run-time overlap check fails (they are the same memory) and
-    the loop runs unvectorised, about 3x slower."""
+    the loop runs unvectorised, about 3x slower. The rows of the words ``ROWS_AHEAD`` ahead
+    are prefetched (`kernels.prefetch`): in a fit they come cold from memory."""
     n_topics = word_topic.shape[1]
     lines = (n_topics + 7) // 8
     n_parts = max(1, min(n_threads, lines))
@@ -37,6 +42,10 @@ def blend_rows(raw, source, words, word_topic, n_documents, coefficient, column_
         sums = column_sums[first:last]  # slices: indices from 0, no wraparound checks
         sums[:] = 0.0
         for u in range(words.size):
+            if u + ROWS_AHEAD < words.size:
+                prefetch(source[words[u + ROWS_AHEAD], first:last])
+                if not in_place:
+                    prefetch(raw[words[u + ROWS_AHEAD], first:last])
             row = raw[words[u], first:last]
             values = word_topic[u, first:last]
             if in_place:
@@ -55,9 +64,12 @@ def blend_rows(raw, source, words, word_topic, n_documents, coefficient, column_
 @njit(cache=True, parallel=True)
 def affine_rows(raw, words, factor, offset, out):
     """``out[:] = raw[words] * factor + offset`` (U x K), returned: the word weights of a
-    row-affine parameterisation, in parallel over the rows."""
+    row-affine parameterisation, in parallel over the rows, the row ``ROWS_AHEAD`` ahead
+    prefetched (`blend_rows`)."""
     n_topics = raw.shape[1]
     for u in prange(words.size):
+        if u + ROWS_AHEAD < words.size:
+            prefetch(raw[words[u + ROWS_AHEAD]])
         row = raw[words[u]]
         for k in range(n_topics):
             out[u, k] = row[k] * factor[k] + offset[k]
