@@ -54,9 +54,8 @@ def inverse_digamma(y, tolerance: float = 1e-15, max_iterations: int = 60, start
     """
     y = np.asarray(y, dtype=np.float64)
     x = _minka_start(y) if start is None else np.asarray(start, dtype=np.float64)
-    x = inverse_digamma_newton(y.ravel(), np.broadcast_to(x, y.shape).ravel(), 0.0, 2.0,
-                               tolerance, max_iterations, 0, numba.get_num_threads(),
-                               new_memo(y.size))
+    x = inverse_digamma_newton(y.ravel(), np.broadcast_to(x, y.shape).ravel(), 0.0, tolerance,
+                               max_iterations, 0, numba.get_num_threads(), new_memo(y.size))
     return x.reshape(y.shape)
 
 
@@ -68,7 +67,7 @@ def _implied_alpha(total, log_theta: np.ndarray, memo: np.ndarray, start=None, p
     if start is None:
         start = _minka_start(digamma(total) + log_theta)
     return implied_alpha(float(total), log_theta, np.asarray(start, dtype=np.float64),
-                         float(pole), 2.0, numba.get_num_threads(), memo)
+                         float(pole), numba.get_num_threads(), memo)
 
 
 def fixed_point_alpha(log_theta: np.ndarray, start: float = 1.0, tolerance: float = 1e-13,
@@ -91,7 +90,8 @@ def fixed_point_alpha(log_theta: np.ndarray, start: float = 1.0, tolerance: floa
 
     Each value of a is one kernel call (`kernels.dirichlet.implied_alpha`: the K inverse
     digammas, the sum, the residual and the slope), the same doubles as this iteration written
-    with NumPy and SciPy; a and its exp and log stay here, in NumPy. The calls share one memo of
+    with NumPy, SciPy's digamma and `kernels.special.trigamma`; a and its exp and log stay here,
+    in NumPy. The calls share one memo of
     digamma and trigamma per value (`kernels.dirichlet.memoised`): a value settled at one a
     starts the next from the same point.
     """

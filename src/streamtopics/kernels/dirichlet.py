@@ -2,11 +2,12 @@
 appendix A.1) as one kernel call per value of sum(alpha): the K inverse digammas by Newton's
 method, their sum, the residual and the slope of the outer iteration.
 
-The arithmetic is that of the NumPy form it replaces, operation for operation: SciPy's digamma
-and trigamma (`kernels.special.scipy_digamma`, `scipy_zeta`), NumPy's pairwise sums
+The arithmetic is that of a NumPy form, operation for operation (tests/test_alpha_updates.py):
+SciPy's digamma (`kernels.special.scipy_digamma`), whose equations define alpha, the trigamma
+of `kernels.special.trigamma` for Newton's derivatives (they only steer the steps: SciPy's
+zeta(2, x) took about 95% of the M-step's time and moved alpha by ulps), NumPy's pairwise sums
 (`pairwise_sum`), elementwise steps in the same order, the same stopping rule over all K
-values; so alpha is the same double for double. ``order`` is always 2.0 (the trigamma
-function is zeta(2, x)), passed at run time for `scipy_zeta`'s sake.
+values.
 
 The K values run in parallel (``n_threads`` ranges of topics), each with its own Newton
 iterates; only the stopping rule joins them: the NumPy form stops at the first iteration T at
@@ -28,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .special import pairwise_sum, scipy_digamma, scipy_zeta
+from .special import pairwise_sum, scipy_digamma, trigamma
 
 TINY = np.finfo(np.float64).tiny
 
@@ -39,21 +40,21 @@ def new_memo(n):
 
 
 @njit(cache=True, inline="always")
-def memoised(memo, k, x, order):
-    """(digamma(x), zeta(order, x)) of value k, from ``memo[k]`` when x is its point, else
+def memoised(memo, k, x):
+    """(digamma(x), trigamma(x)) of value k, from ``memo[k]`` when x is its point, else
     evaluated and memoised there."""
     if memo[k, 0] != x:
         memo[k, 0] = x
         memo[k, 1] = scipy_digamma(x)
-        memo[k, 2] = scipy_zeta(order, x)
+        memo[k, 2] = trigamma(x)
     return memo[k, 1], memo[k, 2]
 
 
 @njit(cache=True, inline="always")
-def _newton_step(x, y, pole, order, memo, k):
+def _newton_step(x, y, pole, memo, k):
     """One Newton step for digamma(x) - pole / x = y (value k of ``memo``); without a pole, a
     step that would leave (0, inf) halves x instead."""
-    digamma_x, trigamma_x = memoised(memo, k, x, order)
+    digamma_x, trigamma_x = memoised(memo, k, x)
     if pole == 0.0:
         step = (digamma_x - y) / trigamma_x
         return 0.5 * x if step >= x else x - step
@@ -67,7 +68,7 @@ def _close(new, old, tolerance):
 
 
 @njit(cache=True, parallel=True)
-def _newton(y, start, pole, order, tolerance, iterations, n_threads, memo):
+def _newton(y, start, pole, tolerance, iterations, n_threads, memo):
     """Iterate T of Newton's method from ``start`` on every value, T the first iteration at
     which every value is `_close` to its previous iterate, or ``iterations`` (module
     docstring)."""
@@ -84,7 +85,7 @@ def _newton(y, start, pole, order, tolerance, iterations, n_threads, memo):
         for k in range(n * part // n_parts, n * (part + 1) // n_parts):
             t = 0
             while t < iterations:
-                history[t + 1, k] = _newton_step(history[t, k], y[k], pole, order, memo, k)
+                history[t + 1, k] = _newton_step(history[t, k], y[k], pole, memo, k)
                 t += 1
                 if _close(history[t, k], history[t - 1, k], tolerance):
                     break
@@ -97,7 +98,7 @@ def _newton(y, start, pole, order, tolerance, iterations, n_threads, memo):
         for part in prange(n_parts):
             for k in range(n * part // n_parts, n * (part + 1) // n_parts):
                 for t in range(done[k], last):
-                    history[t + 1, k] = _newton_step(history[t, k], y[k], pole, order, memo, k)
+                    history[t + 1, k] = _newton_step(history[t, k], y[k], pole, memo, k)
                 done[k] = max(done[k], last)
                 close[k] = _close(history[last, k], history[last - 1, k], tolerance)
         every = True
@@ -109,21 +110,21 @@ def _newton(y, start, pole, order, tolerance, iterations, n_threads, memo):
 
 
 @njit(cache=True)
-def inverse_digamma_newton(y, start, pole, order, tolerance, max_iterations, pole_iterations,
-                           n_threads, memo):
+def inverse_digamma_newton(y, start, pole, tolerance, max_iterations, pole_iterations, n_threads,
+                           memo):
     """x > 0 with digamma(x) - pole / x = y, elementwise, by Newton's method from ``start``:
     first on digamma(x) = y, at most ``max_iterations`` steps, then with the pole (``pole`` > 0
     only), at most ``pole_iterations``; each stops at the first step where every x moved by at
-    most ``tolerance`` relative to its new value. ``memo``: `new_memo` (or one kept from calls
-    with the same ``order``)."""
-    x = _newton(y, start, 0.0, order, tolerance, max_iterations, n_threads, memo)
+    most ``tolerance`` relative to its new value. ``memo``: `new_memo` (or one kept from
+    earlier calls)."""
+    x = _newton(y, start, 0.0, tolerance, max_iterations, n_threads, memo)
     if pole == 0.0:
         return x
-    return _newton(y, x, pole, order, tolerance, pole_iterations, n_threads, memo)
+    return _newton(y, x, pole, tolerance, pole_iterations, n_threads, memo)
 
 
 @njit(cache=True, parallel=True)
-def implied_alpha(total, log_theta, start, pole, order, n_threads, memo):
+def implied_alpha(total, log_theta, start, pole, n_threads, memo):
     """For a = ``total``: alpha_k(a) = max(x_k, tiny) with digamma(x_k) - pole / x_k =
     digamma(a) + s2_k (Newton from ``start``, ``memo`` as in `inverse_digamma_newton`);
     returns (alpha, sum(alpha), the residual |digamma(a) - digamma(sum alpha)|, the slope
@@ -134,16 +135,16 @@ def implied_alpha(total, log_theta, start, pole, order, n_threads, memo):
     y = np.empty(n)
     for k in range(n):
         y[k] = digamma_total + log_theta[k]
-    alpha = inverse_digamma_newton(y, start, pole, order, 1e-15, 60, 100, n_threads, memo)
+    alpha = inverse_digamma_newton(y, start, pole, 1e-15, 60, 100, n_threads, memo)
     inverses = np.empty(n)
     n_parts = max(1, min(n_threads, n))
     for part in prange(n_parts):
         for k in range(n * part // n_parts, n * (part + 1) // n_parts):
             if alpha[k] < TINY:
                 alpha[k] = TINY
-            inverses[k] = 1.0 / (memoised(memo, k, alpha[k], order)[1]
+            inverses[k] = 1.0 / (memoised(memo, k, alpha[k])[1]
                                  + pole / (alpha[k] * alpha[k]))
     alpha_sum = pairwise_sum(alpha)
     residual = abs(digamma_total - scipy_digamma(alpha_sum))
-    slope = total * (scipy_zeta(order, total) * pairwise_sum(inverses) - 1.0)
+    slope = total * (trigamma(total) * pairwise_sum(inverses) - 1.0)
     return alpha, alpha_sum, residual, slope
