@@ -491,10 +491,10 @@ def soft_counts_sparse(tokens, offsets, assignments, doc_topic_counts, word_topi
             doc_mass += eta * doc_list_counts[m] * inv_denominator[k]
             coefficient[k] = (doc_list_counts[m] + alpha[k]) * inv_denominator[k]
         doc_inverse_mass = 0.0
-        for i in range(offsets[d], offsets[d + 1]):
-            w = tokens[i]
-            z = assignments[i]
-            base = word_list_start[w]
+        for i in range(np.uint64(offsets[d]), np.uint64(offsets[d + 1])):
+            w = np.uint64(tokens[i])
+            z = np.uint64(assignments[i])
+            base = np.uint64(word_list_start[w])
             n_dz = doc_topic_counts[d, z]
             n_zw = word_topic_counts[w, z]
             inv_z = inv_excluded[z]
@@ -502,18 +502,18 @@ def soft_counts_sparse(tokens, offsets, assignments, doc_topic_counts, word_topi
             own_rest = eta * ((n_dz - 1 + alpha[z]) * inv_z - (n_dz + alpha[z]) * inv_denominator[z])
             word_mass = 0.0
             for j in range(word_list_size[w]):
-                t = word_list_topics[base + j]
+                t = np.uint64(word_list_topics[base + np.uint64(j)])
                 weights[j] = word_topic_counts[w, t] * coefficient[t]
                 word_mass += weights[j]
             s = 1.0 / (smoothing_mass + doc_mass + word_mass + own_word + own_rest)
-            slot = position[w]
+            slot = np.uint64(position[w])
             position[w] += 1
             record_scale[slot] = s
             record_doc[slot] = d
             record_topic[slot] = z
             record_own[slot] = (own_word + own_rest) * s
             for j in range(word_list_size[w]):
-                row[word_list_topics[base + j]] += weights[j] * s
+                row[np.uint64(word_list_topics[base + np.uint64(j)])] += weights[j] * s
             row[z] += record_own[slot]
             doc_inverse_mass += s
         for m in range(first, n_listed):
@@ -528,19 +528,20 @@ def soft_counts_sparse(tokens, offsets, assignments, doc_topic_counts, word_topi
     for w in range(n_words):
         word_inverse_mass = 0.0
         run_mass = 0.0
-        stop = word_start[w + 1]
-        for slot in range(word_start[w], stop):
+        stop = np.uint64(word_start[w + 1])
+        for slot in range(np.uint64(word_start[w]), stop):
             s = record_scale[slot]
             if s == 0.0:
                 continue
             d = record_doc[slot]
             run_mass += s
-            row[record_topic[slot]] += record_own[slot]
-            if slot + 1 < stop and record_doc[slot + 1] == d:
+            row[np.uint64(record_topic[slot])] += record_own[slot]
+            after = slot + np.uint64(1)
+            if after < stop and record_doc[after] == d:
                 continue
             # the document-topic part of d's tokens of w, (n_kv + eta) n_dk inv_k sum 1/Z_j
-            for m in range(doc_list_start[d], doc_list_start[d + 1]):
-                k = doc_list_topics[m]
+            for m in range(np.uint64(doc_list_start[d]), np.uint64(doc_list_start[d + 1])):
+                k = np.uint64(doc_list_topics[m])
                 row[k] += (word_topic_counts[w, k] + eta) * doc_list_counts[m] \
                     * inv_denominator[k] * run_mass
             word_inverse_mass += run_mass
