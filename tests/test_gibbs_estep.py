@@ -12,9 +12,12 @@ from scipy.special import digamma, gammaln
 
 from streamtopics.inference.gibbs_estep import GibbsEstimator
 from streamtopics.inference.minibatch import Minibatch
-from streamtopics.kernels.gibbs_estep import (RECORD_CONDITIONALS, RECORD_DENSE, _sample_topic,
-                                              sample_word_topic, word_chunk_sums)
+from streamtopics.inference.topic_mask import TopicMask, kernel_mask
+from streamtopics.kernels.gibbs_estep import (NO_MASK_VALUES, RECORD_CONDITIONALS, RECORD_DENSE,
+                                              RECORD_SAMPLE, _sample_topic, sample_word_topic,
+                                              word_chunk_sums)
 from streamtopics.kernels.local_gibbs import gibbs_sweeps
+from streamtopics.kernels.topic_mask import NO_MASK_PTR, NO_MASK_TOPICS
 
 from helpers import numba_threads, random_minibatch
 
@@ -225,3 +228,35 @@ def test_corner_cases_empty_document_single_word_unseen_word(sampler):
     np.testing.assert_allclose(run.doc_log_theta[0] / run.n_recorded, prior_log_theta, rtol=1e-12)
     np.testing.assert_allclose(run.doc_topic()[0], alpha / alpha.sum())
     np.testing.assert_allclose(run.doc_topic().sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("kernel", ["dense", "sparse", "mh", "masked"])
+@pytest.mark.parametrize("mode", [RECORD_CONDITIONALS, RECORD_SAMPLE])
+def test_clear_rows_gives_the_call_on_zeroed_rows(kernel, mode):
+    """`gibbs_sweeps` with ``clear_rows`` on an ``entry_topic`` of garbage (NaN) returns, bit for
+    bit, every output of the same call on zeros: what lets `GibbsRun` allocate it with np.empty.
+    Each kernel, every document masked (the restricted path), both record modes."""
+    rng = np.random.default_rng(11)
+    n_topics = 9
+    batch = random_minibatch(rng, n_docs=8, n_words=12, mean_length=10)
+    weights = rng.random((batch.words.size, n_topics))
+    alpha = rng.uniform(0.05, 0.8, n_topics)
+    mask = (NO_MASK_PTR, NO_MASK_TOPICS, NO_MASK_VALUES)
+    if kernel == "masked":
+        lists = [np.sort(rng.choice(n_topics, rng.integers(1, 5), replace=False))
+                 for _ in range(batch.n_documents)]
+        mask = (*kernel_mask(TopicMask.from_lists(lists, n_topics), batch.n_documents, n_topics),
+                digamma(np.array([alpha[topics].sum() for topics in lists])))
+    results = []
+    for fill, clear_rows in ((0.0, False), (np.nan, True)):
+        state = [np.zeros(batch.n_tokens, dtype=np.int64), np.zeros((batch.n_documents, n_topics)),
+                 np.zeros(batch.n_documents, dtype=np.uint64),
+                 np.full((batch.n_entries, n_topics), fill), np.zeros((batch.n_documents, n_topics))]
+        gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr, weights,
+                     alpha, digamma(alpha), float(digamma(alpha.sum())), 7, 3, 0, 0, 8, 5, mode,
+                     *state, *mask, kernel != "dense", NO_MASK_VALUES, 1, 2 * (kernel == "mh"),
+                     clear_rows)
+        results.append(state)
+    assert not np.isnan(results[1][3]).any()
+    for zeroed, cleared in zip(*results):
+        np.testing.assert_array_equal(zeroed, cleared)

@@ -147,7 +147,8 @@ class GibbsRun:
         self.token_topic = np.zeros(batch.n_tokens, dtype=np.int64)
         self.doc_topic_counts = np.zeros((batch.n_documents, n_topics))
         self.rng_state = np.zeros(batch.n_documents, dtype=np.uint64)
-        self.entry_topic = np.zeros((batch.n_entries, n_topics))
+        # Zeroed by the first call's kernel, document by document (`gibbs_sweeps` clear_rows).
+        self.entry_topic = np.empty((batch.n_entries, n_topics))
         self.doc_log_theta = np.zeros((batch.n_documents, n_topics))
         self.alpha = None
         # Sparse kernel, recorded conditionals: the smoothing part beta_wk alpha_k S_j is added
@@ -207,7 +208,7 @@ class GibbsRun:
         deferred = sparse and self.estimator.record_mode == RECORD_CONDITIONALS
         inverse = np.zeros(batch.n_entries) if deferred else NO_MASK_VALUES
         gibbs_sweeps(*arguments, sparse, inverse, numba.get_num_threads(),
-                     self.estimator.kernel_mh_cycles)
+                     self.estimator.kernel_mh_cycles, first == 0)
         if deferred and recorded:
             self.smoothing_calls.append((weights, alpha, inverse))
         if self.touched is not None and recorded:
