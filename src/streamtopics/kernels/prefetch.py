@@ -22,12 +22,15 @@ CACHE_LINE = 64
 @intrinsic
 def prefetch(typingctx, array):
     """Hint the caches to load every line of a contiguous 1-D array (``llvm.prefetch``: read,
-    highest locality, data cache); e.g. ``prefetch(raw[words[u + 4]])``."""
-    if not (isinstance(array, types.Array) and array.ndim == 1 and array.layout == "C"):
+    highest locality, data cache); e.g. ``prefetch(raw[words[u + 4]])``. Nothing for an array
+    that is not known to be contiguous."""
+    if not (isinstance(array, types.Array) and array.ndim == 1):
         return None
     signature = types.void(array)
 
     def codegen(context, builder, signature, args):
+        if array.layout != "C":
+            return context.get_dummy_value()
         data = context.make_array(signature.args[0])(context, builder, args[0])
         byte = ir.IntType(8).as_pointer()
         start = builder.bitcast(data.data, byte)
