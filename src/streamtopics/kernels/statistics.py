@@ -30,8 +30,10 @@ def blend_rows(raw, source, words, word_topic, n_documents, coefficient, column_
 
     In place (``source`` is ``raw``, a plain step's blend) a row is read and written through
     one view: through two, LLVM's run-time overlap check fails (they are the same memory) and
-    the loop runs unvectorised, about 3x slower. The rows of the words ``ROWS_AHEAD`` ahead
-    are prefetched (`kernels.prefetch`): in a fit they come cold from memory."""
+    the loop runs unvectorised, about 3x slower. In place, the rows of the words
+    ``ROWS_AHEAD`` ahead are prefetched (`kernels.prefetch`): in a fit they come cold from
+    memory. (From other rows, a boosted pass's, both are the minibatch's own contiguous rows,
+    read in order.)"""
     n_topics = word_topic.shape[1]
     lines = (n_topics + 7) // 8
     n_parts = max(1, min(n_threads, lines))
@@ -42,10 +44,8 @@ def blend_rows(raw, source, words, word_topic, n_documents, coefficient, column_
         sums = column_sums[first:last]  # slices: indices from 0, no wraparound checks
         sums[:] = 0.0
         for u in range(words.size):
-            if u + ROWS_AHEAD < words.size:
-                prefetch(source[words[u + ROWS_AHEAD], first:last])
-                if not in_place:
-                    prefetch(raw[words[u + ROWS_AHEAD], first:last])
+            if in_place and u + ROWS_AHEAD < words.size:
+                prefetch(raw[words[u + ROWS_AHEAD], first:last])
             row = raw[words[u], first:last]
             values = word_topic[u, first:last]
             if in_place:
