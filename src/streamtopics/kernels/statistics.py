@@ -65,10 +65,11 @@ def blend_rows(raw, source, words, word_topic, n_documents, coefficient, column_
 def affine_rows(raw, words, factor, offset, out):
     """``out[:] = raw[words] * factor + offset`` (U x K), returned: the word weights of a
     row-affine parameterisation, in parallel over the rows, the row ``ROWS_AHEAD`` ahead
-    prefetched (`blend_rows`)."""
+    prefetched unless the rows run consecutively (`blend_rows`; a boosted pass's own rows are
+    read in order)."""
     n_topics = raw.shape[1]
     for u in prange(words.size):
-        if u + ROWS_AHEAD < words.size:
+        if u + ROWS_AHEAD < words.size and words[u + ROWS_AHEAD] != words[u] + ROWS_AHEAD:
             prefetch(raw[words[u + ROWS_AHEAD]])
         row = raw[words[u]]
         for k in range(n_topics):
