@@ -80,16 +80,14 @@ TRANSFORM_STREAM = 2**62
 def initial_parameters(n_topics: int, n_words: int, rng: np.random.Generator,
                        doc_topic_prior=None) -> tuple[np.ndarray, np.ndarray]:
     """Random initial (beta_0, alpha_0), the same for every method given the same generator
-    (paper section 5.1). beta_0 rows are Dirichlet(1) draws (normalised Gamma(1, 1) = Exp(1)
-    draws: NumPy's ``gamma(1.0, 1.0)`` returns its ``standard_exponential``, the same doubles,
-    which is a third faster called directly): topics random enough that the first local passes
-    break the symmetry between topics. (Near-uniform
+    (paper section 5.1). beta_0 rows are Dirichlet(1) draws (normalised Gamma(1, 1)): topics
+    random enough that the first local passes break the symmetry between topics. (Near-uniform
     topics, as Hoffman et al. 2010's Gamma(100, 1/100) lambda_0, make boosted V-OEM++'s first
     M-steps fit near-uniform topic proportions and a huge alpha, where some seeds stay.) Bayesian
     methods start from a lambda_0 with E_q[beta_0] = beta_0 (`VariationalDirichlet`). alpha_0 is
     ``doc_topic_prior`` (scalar or K values), by default 1/K."""
-    beta = rng.standard_exponential(size=(n_topics, n_words))
-    beta /= beta.sum(axis=1, keepdims=True)
+    draws = rng.gamma(1.0, 1.0, size=(n_topics, n_words))
+    beta = draws / draws.sum(axis=1, keepdims=True)
     prior = 1.0 / n_topics if doc_topic_prior is None else doc_topic_prior
     alpha = np.broadcast_to(np.asarray(prior, dtype=np.float64), (n_topics,)).copy()
     return beta, alpha

@@ -118,12 +118,10 @@ class SufficientStats:
     def from_parameters(cls, beta: np.ndarray, alpha: np.ndarray, document_length: float):
         """s_0 consistent with (beta, alpha): s1 = L beta (the counts of an average document of
         length L, row sums L), s2 = digamma(alpha) - digamma(sum alpha), so that the M-step maps
-        s_0 back to (beta, alpha) (appendix A.1). (raw = L beta^T written word-major in one
-        pass, not through a K-major product and a copy.)"""
+        s_0 back to (beta, alpha) (appendix A.1)."""
         alpha = np.asarray(alpha, dtype=np.float64)
-        beta = np.asarray(beta, dtype=np.float64)
-        raw = np.multiply(beta.T, document_length, out=np.empty(beta.shape[::-1]))
-        return cls(raw, digamma(alpha) - digamma(alpha.sum()))
+        return cls(document_length * np.asarray(beta, dtype=np.float64).T,
+                   digamma(alpha) - digamma(alpha.sum()))
 
     @property
     def n_topics(self) -> int:
