@@ -18,7 +18,7 @@ second is the stricter), and the extra cost of the CGS_p estimate over the stand
 (`GibbsState.estimate`, both materialising phi K x V and theta D x K).
 
 Usage: python bench/cgs_throughput.py [--corpus DIR] [--documents 5000] [--iterations 50]
-       [--topics 20 100 500] [--samplers sparse dense] [--repeats 3] [--no-lda]
+       [--topics 10 20 100 500] [--samplers sparse dense] [--repeats 3] [--no-lda]
        [--output cgs_throughput]
 Writes bench/results/OUTPUT.{json,md} (``--output``, default cgs_throughput; another name to
 keep a run of another checkout side by side) and prints the table.
@@ -101,7 +101,7 @@ def main(argv=None) -> None:
     parser.add_argument("--documents", type=int, default=5000)
     parser.add_argument("--iterations", type=int, default=50)
     parser.add_argument("--late", type=int, default=10, help="last sweeps for the late sweep cost")
-    parser.add_argument("--topics", type=int, nargs="+", default=[20, 100, 500])
+    parser.add_argument("--topics", type=int, nargs="+", default=[10, 20, 100, 500])
     parser.add_argument("--samplers", nargs="+", default=["sparse", "dense"], choices=SAMPLERS)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-lda", action="store_true", help="skip the lda package (slow at K = 500)")
