@@ -4,10 +4,10 @@ method, their sum, the residual and the slope of the outer iteration.
 
 The arithmetic is that of a NumPy form, operation for operation (tests/test_alpha_updates.py):
 SciPy's digamma (`kernels.special.scipy_digamma`), whose equations define alpha, the trigamma
-of `kernels.special.trigamma` for Newton's derivatives (they only steer the steps: SciPy's
-zeta(2, x) took about 95% of the M-step's time and moved alpha by ulps), NumPy's pairwise sums
-(`pairwise_sum`), elementwise steps in the same order, the same stopping rule over all K
-values.
+of `kernels.special.trigamma` for Newton's derivatives (they only steer the steps; SciPy's
+zeta(2, x) took about 95% of the M-step's time, and replacing it moved alpha by ulps), NumPy's
+pairwise sums (`pairwise_sum`), elementwise steps in the same order, the same stopping rule
+over all K values.
 
 The K values run in parallel (``n_threads`` ranges of topics), each with its own Newton
 iterates; only the stopping rule joins them: the NumPy form stops at the first iteration T at
