@@ -19,6 +19,7 @@ from .prefetch import prefetch
 # Rows a gathering row kernel asks for ahead of the one it computes (`kernels.prefetch`).
 ROWS_AHEAD = 4
 
+
 @njit(cache=True, parallel=True)
 def blend_rows(raw, source, words, word_topic, n_documents, coefficient, column_sums,
                n_threads=1):
