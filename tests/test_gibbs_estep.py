@@ -14,9 +14,11 @@ from streamtopics.inference.gibbs_estep import GibbsEstimator
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.topic_mask import TopicMask, kernel_mask
 from streamtopics.kernels.gibbs_estep import (NO_MASK_VALUES, RECORD_CONDITIONALS, RECORD_DENSE,
-                                              RECORD_SAMPLE, _sample_topic, sample_word_topic,
-                                              word_chunk_sums)
-from streamtopics.kernels.local_gibbs import gibbs_sweeps
+                                              RECORD_SAMPLE, _sample_topic, initial_sample,
+                                              sample_word_topic, word_chunk_sums)
+from streamtopics.kernels.gibbs_estep_sparse import smoothing_totals
+from streamtopics.kernels.local_gibbs import gibbs_sweeps, initial_samples
+from streamtopics.kernels.random import stream_seed
 from streamtopics.kernels.topic_mask import NO_MASK_PTR, NO_MASK_TOPICS
 
 from helpers import numba_threads, random_minibatch
@@ -104,6 +106,43 @@ def test_initial_draw_from_word_chunk_sums_equals_sample_topic(n_topics):
         assert walk < table[-1, -1]  # the last chunk's sum: the chunks before it are empty
         last = 8 * (n_chunks - 1) + np.flatnonzero(tail)[-1]
         assert sample_word_topic(weights[-1], n_topics, table[-1], 1.0 - 2.0**-53) == last
+
+
+@pytest.mark.parametrize("n_topics", [1, 13, 100])
+def test_initial_samples_word_by_word_equal_document_by_document(n_topics):
+    """The minibatch's initial sample drawn word by word (`initial_samples`) is each
+    document's `initial_sample` bit for bit, for any number of parts; a document restricted by
+    a topic mask is left to its own kernel (its tokens untouched); the smoothing totals drawn
+    alongside are `smoothing_totals`'."""
+    rng = np.random.default_rng(n_topics)
+    batch = random_minibatch(rng, n_docs=12, n_words=30, mean_length=25, empty=(1, 7))
+    weights = rng.random((batch.words.size, n_topics)) * (rng.random((batch.words.size,
+                                                                        n_topics)) < 0.6)
+    weights[:, rng.integers(n_topics)] += 1e-3  # no all-zero row
+    alpha = rng.uniform(0.01, 0.5, n_topics)
+    chunks = word_chunk_sums(weights, n_topics)
+    expected = np.empty(batch.n_tokens, dtype=np.int64)
+    for d in range(batch.n_documents):
+        entries = slice(batch.doc_ptr[d], batch.doc_ptr[d + 1])
+        initial_sample(batch.entry_word[entries], batch.entry_count[entries], weights, chunks,
+                       np.uint64(stream_seed(5, 2, 40 + d)),
+                       expected[batch.token_ptr[d]:batch.token_ptr[d + 1]])
+    restricted = 3  # document 3 may use topic 0 alone (when there are other topics)
+    allowed = [[0] if d == restricted and n_topics > 1 else list(range(n_topics))
+               for d in range(batch.n_documents)]
+    mask_ptr = np.cumsum([0] + [len(a) for a in allowed])
+    mask_topics = np.concatenate(allowed).astype(np.int64)
+    for n_parts in (0, 1, 2, 5):
+        z = np.full(batch.n_tokens, -1, dtype=np.int64)
+        smoothing = np.empty(batch.words.size)
+        initial_samples(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr,
+                        weights, alpha, 5, 2, 40, mask_ptr, mask_topics, n_parts, z, smoothing)
+        tokens = slice(batch.token_ptr[restricted], batch.token_ptr[restricted + 1])
+        if n_topics > 1:
+            assert np.all(z[tokens] == -1)
+            z[tokens] = expected[tokens]
+        np.testing.assert_array_equal(z, expected)
+        np.testing.assert_array_equal(smoothing, smoothing_totals(weights, alpha))
 
 
 @pytest.mark.parametrize("n_topics", [1, 11, 20])

@@ -16,7 +16,8 @@ LDA is exchangeable and every sweep visits the tokens in a fresh random order an
 Per document and pass t (0-based, ``first_pass <= t < first_pass + n_passes``):
 
 * t == 0 first draws z_n^0 ~ Mult(beta_{x_n} / sum_k beta_{x_n k}) (Algorithm 2, initialisation;
-  `initial_sample`: the draws of `_sample_topic`, from chunk sums summed once per word and call);
+  the draws of `_sample_topic` from each word's chunk sums, `initial_sample`, for a whole
+  minibatch word by word before the documents' passes: `kernels.local_gibbs.initial_samples`);
 * a sweep visits the tokens in a fresh uniform permutation sigma^t and samples each z_n from
   equation 5/15, p(z_n = k | z_-n) proportional to beta_{x_n k} (N_{-n,k} + alpha_k) (the
   denominator (N - 1 + sum alpha) is the same for every k and cancels);
@@ -44,7 +45,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .random import permute, uniform_step
+from .random import advance, permute, uniform_step
 
 NO_MASK_VALUES = np.zeros(0)
 
@@ -269,13 +270,12 @@ def sample_word_topic(weights, n_topics, running_sums, u):
 
 
 @njit(cache=True, inline="always")
-def initial_sample(entry_word, entry_count, word_topic_weights, word_chunks, stream, z, counts):
+def initial_sample(entry_word, entry_count, word_topic_weights, word_chunks, stream, z):
     """Algorithm 2's initialisation of one document: z_n^0 ~ Mult(beta_{x_n} / sum_k
     beta_{x_n k}) for its tokens in layout order, one uniform each from the stream state
-    ``stream`` (returned advanced), counted into ``counts`` (zeroed first), drawn by
-    `sample_word_topic` from the words' rows of ``word_chunks`` (`word_chunk_sums`)."""
+    ``stream`` (returned advanced), drawn by `sample_word_topic` from the words' rows of
+    ``word_chunks`` (`word_chunk_sums`). `initial_samples` draws the same for a minibatch."""
     n_topics = word_topic_weights.shape[1]
-    counts[:] = 0.0
     token = 0
     for j in range(entry_word.size):
         w = entry_word[j]
@@ -283,33 +283,38 @@ def initial_sample(entry_word, entry_count, word_topic_weights, word_chunks, str
         chunk_sums = word_chunks[w]
         for _ in range(entry_count[j]):
             stream, u = uniform_step(stream)
-            k = sample_word_topic(weights, n_topics, chunk_sums, u)
-            z[token] = k
-            counts[k] += 1.0
+            z[token] = sample_word_topic(weights, n_topics, chunk_sums, u)
             token += 1
     return stream
 
 
 @njit(cache=True, inline="always")
-def _document_passes(entry_word, entry_count, word_topic_weights, word_chunks, alpha,
-                     digamma_alpha, digamma_alpha_sum, alpha_sum, initial_seed, first_pass,
-                     n_passes, record_from, record_mode, z, counts, state, entry_topic, log_theta):
+def start_chain(initial_seed, z, counts):
+    """The chain of one document after Algorithm 2's initialisation, whose draws z^0 are in
+    ``z`` (`initial_samples`): their counts into ``counts`` (zeroed first), and the stream
+    state after their one uniform per token (returned)."""
+    counts[:] = 0.0
+    for n in range(z.size):
+        counts[z[n]] += 1.0
+    return advance(initial_seed, z.size)
+
+
+@njit(cache=True, inline="always")
+def _document_passes(entry_word, entry_count, word_topic_weights, alpha, digamma_alpha,
+                     digamma_alpha_sum, alpha_sum, initial_seed, first_pass, n_passes,
+                     record_from, record_mode, z, counts, state, entry_topic, log_theta):
     """Passes ``first_pass ..`` of one document, whose entries are ``entry_word``/
-    ``entry_count`` (rows of ``word_topic_weights``, and of ``word_chunks``, their
-    `word_chunk_sums`, read at pass 0 only), tokens ``z``, counts ``counts`` (K), random stream
-    ``state`` (seeded from ``initial_seed`` at pass 0), accumulators ``entry_topic`` (entries x
-    K) and ``log_theta`` (K); K = alpha.size."""
+    ``entry_count`` (rows of ``word_topic_weights``), tokens ``z`` (at pass 0 the initial
+    sample, `initial_samples`), counts ``counts`` (K), random stream ``state`` (seeded from
+    ``initial_seed`` at pass 0), accumulators ``entry_topic`` (entries x K) and ``log_theta``
+    (K); K = alpha.size."""
     n_entries = entry_word.size
     n_tokens = z.size
     n_topics = alpha.size
     n_chunks = (n_topics + CHUNK - 1) // CHUNK
     probabilities = np.zeros(n_chunks * CHUNK)
     chunk_sums = np.empty(n_chunks)
-    if first_pass == 0:
-        stream = initial_sample(entry_word, entry_count, word_topic_weights, word_chunks,
-                                initial_seed, z, counts)
-    else:
-        stream = state[0]
+    stream = start_chain(initial_seed, z, counts) if first_pass == 0 else state[0]
     token_word = token_words(entry_word, entry_count, n_tokens)
     order = np.empty(n_tokens, dtype=np.int64)
     conditional = np.empty(n_topics)
@@ -373,17 +378,20 @@ def _restricted_document_passes(topics, entry_word, entry_count, word_topic_weig
         local_digamma[m] = digamma_alpha[topics[m]]
         local_counts[m] = counts[topics[m]]
         alpha_sum += local_alpha[m]
-    local_z = np.searchsorted(topics, z) if first_pass > 0 else np.zeros(z.size, dtype=np.int64)
+    local_z = np.searchsorted(topics, z) if first_pass > 0 else np.empty(z.size, dtype=np.int64)
     local_entry_topic = np.zeros((n_entries, n_allowed))
     local_log_theta = np.zeros(n_allowed)
-    n_chunks = (n_allowed + CHUNK - 1) // CHUNK
-    local_chunks = np.empty((n_entries if first_pass == 0 else 0, n_chunks))
-    for j in range(local_chunks.shape[0]):
-        chunk_sums_row(local_weights[j], n_allowed, local_chunks[j])
-    _document_passes(np.arange(n_entries), entry_count, local_weights, local_chunks, local_alpha,
-                     local_digamma, digamma_alpha_sum, alpha_sum, initial_seed, first_pass,
-                     n_passes, record_from, record_mode, local_z, local_counts, state,
-                     local_entry_topic, local_log_theta)
+    local_entries = np.arange(n_entries)
+    if first_pass == 0:
+        local_chunks = np.empty((n_entries, (n_allowed + CHUNK - 1) // CHUNK))
+        for j in range(n_entries):
+            chunk_sums_row(local_weights[j], n_allowed, local_chunks[j])
+        initial_sample(local_entries, entry_count, local_weights, local_chunks, initial_seed,
+                       local_z)
+    _document_passes(local_entries, entry_count, local_weights, local_alpha, local_digamma,
+                     digamma_alpha_sum, alpha_sum, initial_seed, first_pass, n_passes,
+                     record_from, record_mode, local_z, local_counts, state, local_entry_topic,
+                     local_log_theta)
     for n in range(z.size):
         z[n] = topics[local_z[n]]
     for m in range(n_allowed):

@@ -9,18 +9,19 @@ The conditional of equation 5 / 15 splits in two buckets (SparseLDA, Yao, Mimno 
                                         (document bucket)  (smoothing bucket)
 
 beta and alpha are fixed during one call, so the smoothing bucket depends only on the word w:
-its total s_w is computed once per distinct word of the minibatch per call
-(`smoothing_totals`, O(U K)). The document bucket is non-zero only on the topics present in the
-document, kept as an ascending list. A token draws u, sets target = u (r + s_w) with r = sum
-over present topics of beta_wk N_-n,k, and picks in the document bucket (the running sums over
-the present topics in ascending order, `document_bucket` and `pick_present`) if target < r,
-else in the smoothing bucket by walking beta_wk alpha_k over k (`walk_topics`, O(K): on debian
-and newsarticles at K = 100 fewer than 2% of the draws, so no per-word cumulative table is
-built). The initial sample z^0 ~ Mult(beta_w / sum_k beta_wk) is the dense kernel's
-(`kernels.gibbs_estep.initial_sample`, the same draws), and so are the scan order and the random
-numbers (a fresh permutation per pass, one uniform per token), but in the passes a uniform maps
-to a topic differently, so the chains differ from the dense kernel's while sampling the same
-conditionals (tests/test_gibbs_estep_sparse.py).
+its total s_w is computed once per distinct word of the minibatch per call (`smoothing_total`,
+O(U K); in a call that starts the chain, in the same read of each word's row as the initial
+sample, `kernels.local_gibbs.initial_samples`). The document bucket is non-zero only on the
+topics present in the document, kept as an ascending list. A token draws u, sets target = u (r +
+s_w) with r = sum over present topics of beta_wk N_-n,k, and picks in the document bucket (the
+running sums over the present topics in ascending order, `document_bucket` and `pick_present`)
+if target < r, else in the smoothing bucket by walking beta_wk alpha_k over k (`walk_topics`,
+O(K): on debian and newsarticles at K = 100 fewer than 2% of the draws, so no per-word
+cumulative table is built). The initial sample z^0 ~ Mult(beta_w / sum_k beta_wk) is the dense
+kernel's (drawn for both by `kernels.local_gibbs.initial_samples`), and so are the scan order
+and the random numbers (a fresh permutation per pass, one uniform per token), but in the passes
+a uniform maps to a topic differently, so the chains differ from the dense kernel's while
+sampling the same conditionals (tests/test_gibbs_estep_sparse.py).
 
 Recording (Algorithm 2, final loop), RECORD_CONDITIONALS: with m_k = N_dk^t + alpha_k and
 Z_n = sum_k beta_wk m_k - beta_{w z_n}, the averaged conditional of an entry j (word w) adds
@@ -45,25 +46,31 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .gibbs_estep import (RECORD_CONDITIONALS, RECORD_SAMPLE, _record_sample, initial_sample,
-                          length_term, token_words)
+from .gibbs_estep import (RECORD_CONDITIONALS, RECORD_SAMPLE, _record_sample, length_term,
+                          start_chain, token_words)
 from .random import advance, permute, shuffle_step, uniform_step
 
 # "No index" for the token loop's unsigned ``pending`` and ``removed`` (`document_bucket`).
 NO_INDEX = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
-@njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
+@njit(cache=True, fastmath={"reassoc", "contract"})
+def smoothing_total(weights, alpha):
+    """s_w = sum_k beta_wk alpha_k, the smoothing bucket's mass of one word (``weights`` =
+    beta_w); its own compiled function, so its rounding is the same wherever it is called."""
+    total = 0.0
+    for k in range(alpha.size):
+        total += weights[k] * alpha[k]
+    return total
+
+
+@njit(cache=True, parallel=True)
 def smoothing_totals(word_topic_weights, alpha):
-    """s_w = sum_k beta_wk alpha_k, the smoothing bucket's mass, per local word w (U)."""
-    n_words, n_topics = word_topic_weights.shape
+    """`smoothing_total` per local word w (U)."""
+    n_words = word_topic_weights.shape[0]
     totals = np.empty(n_words)
     for w in prange(n_words):
-        weights = word_topic_weights[w]
-        total = 0.0
-        for k in range(n_topics):
-            total += weights[k] * alpha[k]
-        totals[w] = total
+        totals[w] = smoothing_total(word_topic_weights[w], alpha)
     return totals
 
 
@@ -149,12 +156,12 @@ def sample_two_buckets(weights, present, present_counts, n_present, prefix, smoo
 
 
 @njit(cache=True)
-def _sparse_document_passes(entry_word, entry_count, word_topic_weights, word_chunks,
-                            smoothing_total, alpha, digamma_alpha, digamma_alpha_sum, alpha_sum,
-                            initial_seed, first_pass, n_passes, record_from, record_mode, z,
-                            counts, state, entry_topic, log_theta, inverse_sums, add_smoothing):
+def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothing_total, alpha,
+                            digamma_alpha, digamma_alpha_sum, alpha_sum, initial_seed,
+                            first_pass, n_passes, record_from, record_mode, z, counts, state,
+                            entry_topic, log_theta, inverse_sums, add_smoothing):
     """`kernels.gibbs_estep._document_passes` with the two-bucket sampler (module docstring):
-    the same initial sample (from ``word_chunks``), scan orders, one uniform per token.
+    the same initial sample (in ``z`` at pass 0), scan orders, one uniform per token.
 
     The present topics are an ascending list (``present``; ``position[k]`` its index or -1)
     with their counts alongside, so the draws depend on the set of present topics only, not on
@@ -176,11 +183,7 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, word_ch
     per call (docs/methods.md)."""
     n_entries = entry_word.size
     n_topics = alpha.size
-    if first_pass == 0:
-        stream = initial_sample(entry_word, entry_count, word_topic_weights, word_chunks,
-                                initial_seed, z, counts)
-    else:
-        stream = state[0]
+    stream = start_chain(initial_seed, z, counts) if first_pass == 0 else state[0]
     present = np.empty(n_topics, dtype=np.int64)
     position = np.full(n_topics, -1, dtype=np.int64)
     present_counts = np.empty(n_topics)

@@ -11,13 +11,66 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .gibbs_estep import (NO_MASK_VALUES, _document_passes, _restricted_document_passes,
-                          word_chunk_sums)
+from .gibbs_estep import (CHUNK, NO_MASK_VALUES, _document_passes, _restricted_document_passes,
+                          chunk_sums_row, sample_word_topic)
 from .gibbs_estep_mh import mh_document_passes, mh_tables
-from .gibbs_estep_sparse import _sparse_document_passes, smoothing_totals
-from .random import stream_seed
+from .gibbs_estep_sparse import _sparse_document_passes, smoothing_total, smoothing_totals
+from .random import advance, stream_seed, uniform_step
 from .schedule import balanced_parts
+from .statistics import grouped
 from .topic_mask import NO_MASK_PTR, NO_MASK_TOPICS, allowed_topics
+
+
+@njit(cache=True, parallel=True)
+def initial_samples(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights, alpha,
+                    seed, minibatch, first_document, mask_ptr, mask_topics, n_threads, z,
+                    smoothing):
+    """Algorithm 2's initialisation z_n^0 ~ Mult(beta_{x_n} / sum_k beta_{x_n k}) of every
+    token of a minibatch whose document no topic mask restricts, into ``z``, and, if
+    ``smoothing`` (U) is not empty, the sparse kernel's `smoothing_total` of every word into it.
+
+    Word by word rather than document by document: each word's row of ``word_topic_weights``
+    is read once, while it is in cache, for its chunk sums (`chunk_sums_row`, into a scratch),
+    its smoothing total and the draws of all its tokens, instead of a U x ceil(K / 8) table of
+    chunk sums written first and each token reading two rows back from memory. The draws are
+    `kernels.gibbs_estep.initial_sample`'s bit for bit: token n (layout order) of document d
+    takes the (n + 1)-th uniform of its stream, seeded from (seed, minibatch, first_document
+    + d), whatever order the tokens are drawn in (`kernels.random.advance`); each z_n depends
+    on its own uniform and word only, so the result is the same for any number of threads
+    (``n_threads`` parts of about equal entries)."""
+    n_words, n_topics = word_topic_weights.shape
+    # Per entry: its first token (-1 in a restricted document) and the stream state before it.
+    entry_token = np.empty(entry_word.size, dtype=np.int64)
+    entry_state = np.empty(entry_word.size, dtype=np.uint64)
+    for d in range(doc_ptr.size - 1):
+        restricted = allowed_topics(d, mask_ptr, mask_topics, n_topics).size > 0
+        stream = stream_seed(seed, minibatch, first_document + d)
+        token = token_ptr[d]
+        for j in range(doc_ptr[d], doc_ptr[d + 1]):
+            entry_token[j] = -1 if restricted else token
+            entry_state[j] = stream
+            token += entry_count[j]
+            stream = advance(stream, entry_count[j])
+    word_ptr, entries = grouped(entry_word, n_words)
+    n_parts = max(1, min(n_threads, n_words))
+    bounds = np.searchsorted(word_ptr, np.arange(n_parts + 1) * (entry_word.size / n_parts))
+    bounds[0], bounds[n_parts] = 0, n_words
+    for part in prange(n_parts):
+        running_sums = np.empty((n_topics + CHUNK - 1) // CHUNK)
+        for w in range(bounds[part], bounds[part + 1]):
+            weights = word_topic_weights[w]
+            if smoothing.size:
+                smoothing[w] = smoothing_total(weights, alpha)
+            chunk_sums_row(weights, n_topics, running_sums)
+            for e in range(word_ptr[w], word_ptr[w + 1]):
+                j = entries[e]
+                token = entry_token[j]
+                if token < 0:
+                    continue
+                stream = entry_state[j]
+                for i in range(entry_count[j]):
+                    stream, u = uniform_step(stream)
+                    z[token + i] = sample_word_topic(weights, n_topics, running_sums, u)
 
 
 @njit(cache=True, parallel=True)
@@ -64,11 +117,14 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
         alpha_sum += alpha[k]
     mh = mh_cycles > 0
     sparse_recording = sparse or mh
-    smoothing_total = (smoothing_totals(word_topic_weights, alpha) if sparse_recording
-                       else np.empty(0))
-    # Only the initial sample reads the chunk sums (the MH chain draws it from its alias tables).
-    word_chunks = (word_chunk_sums(word_topic_weights, n_topics) if first_pass == 0 and not mh
-                   else np.empty((0, 0)))
+    if first_pass == 0 and not mh:  # the MH chain draws its own initial sample
+        smoothing_total = np.empty(word_topic_weights.shape[0] if sparse else 0)
+        initial_samples(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights, alpha,
+                        seed, minibatch, first_document, mask_ptr, mask_topics, n_threads,
+                        token_topic, smoothing_total)
+    else:
+        smoothing_total = (smoothing_totals(word_topic_weights, alpha) if sparse_recording
+                           else np.empty(0))
     word_tables, alpha_table = (mh_tables(word_topic_weights, alpha) if mh
                                 else (np.empty((0, 0, 2)), np.empty((0, 0, 2))))
     add_smoothing = entry_inverse.size == 0
@@ -103,7 +159,7 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
             elif sparse:
                 _sparse_document_passes(
                     entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
-                    word_topic_weights, word_chunks, smoothing_total, alpha, digamma_alpha,
+                    word_topic_weights, smoothing_total, alpha, digamma_alpha,
                     digamma_alpha_sum, alpha_sum, initial_seed, first_pass, n_passes,
                     record_from, record_mode, token_topic[first_token:last_token],
                     doc_topic_counts[d], rng_state[d:d + 1],
@@ -112,7 +168,7 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
             else:
                 _document_passes(
                     entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
-                    word_topic_weights, word_chunks, alpha, digamma_alpha, digamma_alpha_sum,
-                    alpha_sum, initial_seed, first_pass, n_passes, record_from, record_mode,
+                    word_topic_weights, alpha, digamma_alpha, digamma_alpha_sum, alpha_sum,
+                    initial_seed, first_pass, n_passes, record_from, record_mode,
                     token_topic[first_token:last_token], doc_topic_counts[d], rng_state[d:d + 1],
                     entry_topic[first_entry:last_entry], doc_log_theta[d])
