@@ -28,6 +28,7 @@ bench: $(BIN)/python
 	$(BIN)/python bench/throughput.py
 	$(BIN)/python bench/sparse_estep.py
 	$(BIN)/python bench/estep_profile.py --topics 10 100
+	$(BIN)/python bench/present_topics.py
 	$(BIN)/python bench/step_profile.py
 	$(BIN)/python bench/local_passes.py
 	$(BIN)/python bench/left_to_right_sparse.py
