@@ -36,7 +36,10 @@ first minibatch's first pass alone sets it (alpha ~ 50 on an alpha ~ 0.3 corpus)
 enters every document's gamma = alpha + sum_n zeta_n (eq. 12), an alpha much larger than
 N_d / K keeps the next passes' posteriors near uniform, which confirms it: V-OEM++ stayed at
 mean alpha ~ 200 (issue 11, item 4). Topics have no such one-to-one feedback on the local
-state, and boosting them is what section 3.3 gains from.
+state, and boosting them is what section 3.3 gains from. So s2 reaches the model from the last
+pass alone, and the passes before it may leave it out: a run's optional ``word_statistics()``
+gives their s1 with s2 NaN (their blended s2 is never read, the next pass blending from
+s_{i-1} again), which spares V-OEM++ B x (K + 1) digammas per pass.
 
 Polyak-Ruppert averaging (``averaging=True``) reports eta_bar_N = (1/N) sum_{i=1..N} eta_i
 (Algorithm 1, output) while the loop itself runs on the iterates eta_i.
@@ -273,21 +276,27 @@ class OnlineEM:
         words = batch.words
         by_rows = isinstance(self.parameters, BlendsStatistics)
         start = self.stats.word_rows(words) if by_rows else self.stats.checkpoint(words)
-        # By rows, every pass blends from ``start`` into the one buffer ``current``.
-        current, index = (start.copy(), start.local) if by_rows else (self.stats, words)
+        # By rows, every pass blends from ``start`` into the one buffer ``current`` (whose rows
+        # every blend writes whole), the first pass's weights coming from ``start`` itself.
+        current, index = ((start.copy(rows=False), start.local) if by_rows
+                          else (self.stats, words))
+        latest = start if by_rows else current
         # Every pass's word weights are written into one array: this loop's run reads a pass's
         # weights only until its statistics are taken. (A new U x K array per pass cost minor
         # page faults: the allocator handed the memory back and took it again, pass after
         # pass, about a fifth of G-OEM++'s time on newsarticles.)
         weights = np.empty((words.size, self.n_topics))
-        for _ in range(self.local.passes):
-            run.advance(self.parameters.word_weights(current, index, out=weights), self.alpha, 1)
-            statistics = run.statistics()
+        # s2 of the passes before the last may be left out (module docstring).
+        word_statistics = getattr(run, "word_statistics", run.statistics)
+        for p in range(self.local.passes):
+            run.advance(self.parameters.word_weights(latest, index, out=weights), self.alpha, 1)
+            statistics = run.statistics() if p == self.local.passes - 1 else word_statistics()
             if by_rows:
                 self.parameters.blend(current, rho, statistics, self.step + 1, self.seed, start)
             else:
                 self.stats.restore(start)
                 self.parameters.blend(current, rho, statistics, self.step + 1, self.seed)
+            latest = current
         if by_rows:
             self.stats.set_word_rows(current)
         self.alpha = self.alpha_update(alpha_previous, self.stats, statistics, rho)

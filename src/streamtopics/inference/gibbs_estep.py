@@ -55,6 +55,7 @@ from scipy.special import digamma
 
 from ..kernels.gibbs_estep import (NO_MASK_VALUES, RECORD_CONDITIONALS, RECORD_DENSE,
                                    RECORD_SAMPLE)
+from ..kernels.end_state import end_state_statistics
 from ..kernels.gibbs_estep_mh import DEFAULT_CYCLES
 from ..kernels.local_gibbs import gibbs_sweeps
 from ..kernels.statistics import (add_scaled_rows, clear_sets, column_sets, group_sums,
@@ -147,8 +148,11 @@ class GibbsRun:
         self.token_topic = np.zeros(batch.n_tokens, dtype=np.int64)
         self.doc_topic_counts = np.zeros((batch.n_documents, n_topics))
         self.rng_state = np.zeros(batch.n_documents, dtype=np.uint64)
-        # Zeroed by the first call's kernel, document by document (`gibbs_sweeps` clear_rows).
+        # Zeroed by the first call that records into it, document by document, by the kernel
+        # (`gibbs_sweeps` clear_rows): a boosted step's first call records nothing (its burn-in
+        # passes are recorded after them), and the rows stay cold until its window.
         self.entry_topic = np.empty((batch.n_entries, n_topics))
+        self.rows_zeroed = False
         self.doc_log_theta = np.zeros((batch.n_documents, n_topics))
         self.alpha = None
         # Sparse kernel, recorded conditionals: the smoothing part beta_wk alpha_k S_j is added
@@ -161,6 +165,10 @@ class GibbsRun:
         # pass, its last, writes only the topics present in the document at its end: a
         # boosted step's calls (`_touched_rows`).
         self.touched = np.zeros((batch.n_documents, n_topics), dtype=bool)
+        # A burn-in pass recorded alone by the sparse kernel is recorded after it, from the
+        # state it leaves (`kernels.end_state`): its (weights, alpha, digamma(alpha),
+        # digamma(sum alpha)) until then, else None (`_record_pending`).
+        self.pending = None
 
     @property
     def window_start(self) -> int:
@@ -183,12 +191,22 @@ class GibbsRun:
             if self.n_recorded:  # else the accumulators still hold their zeros
                 if self.touched is None:
                     self.entry_topic[:] = 0.0
-                else:
+                elif self.pending is None:  # (a pending pass wrote no entry)
                     clear_sets(self.entry_topic, *self._touched_sets())
                 self.doc_log_theta[:] = 0.0
             self.touched = np.zeros(self.doc_topic_counts.shape, dtype=bool)
             self.n_recorded = 0
             self.smoothing_calls, self.word_smoothing, self.smoothed = [], None, 0
+            self.pending = None
+        sparse = self.estimator.uses_sparse
+        # A burn-in pass recorded alone (a boosted step's, section 3.3), by the sparse kernel:
+        # recorded after the call, word by word, from the state it leaves (`kernels.end_state`;
+        # the same doubles), when its statistics are asked for.
+        after_pass = (last <= self.window_start and sparse and batch.topic_mask is None
+                      and self.estimator.kernel_mh_cycles == 0
+                      and self.estimator.record_mode == RECORD_CONDITIONALS)
+        if after_pass:
+            record_from = last
         alpha = np.ascontiguousarray(alpha, dtype=np.float64)
         # Always every argument: a numba call that leaves defaults out takes the dispatcher's
         # slow path (about 0.3 ms per call: per pass of ++, per document of transform).
@@ -196,19 +214,21 @@ class GibbsRun:
             *kernel_mask(batch.topic_mask, batch.n_documents, alpha.size),
             digamma(self._doc_alpha(alpha).sum(axis=1)))
         weights = local_word_weights(weights)
+        digamma_alpha, digamma_alpha_sum = digamma(alpha), float(digamma(alpha.sum()))
         arguments = (batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr,
-                     weights, alpha, digamma(alpha), float(digamma(alpha.sum())),
+                     weights, alpha, digamma_alpha, digamma_alpha_sum,
                      self.seed, self.minibatch_index, batch.first_document,
                      first, n_passes, record_from, self.estimator.record_mode,
                      self.token_topic, self.doc_topic_counts, self.rng_state,
                      self.entry_topic, self.doc_log_theta, *mask)
         recorded = last - max(first, record_from)
-        sparse = self.estimator.uses_sparse
         # The sparse kernel's recorded conditionals leave their smoothing part to this driver.
         deferred = sparse and self.estimator.record_mode == RECORD_CONDITIONALS
         inverse = np.zeros(batch.n_entries) if deferred else NO_MASK_VALUES
+        clear_rows = recorded > 0 and not self.rows_zeroed
         gibbs_sweeps(*arguments, sparse, inverse, numba.get_num_threads(),
-                     self.estimator.kernel_mh_cycles, first == 0)
+                     self.estimator.kernel_mh_cycles, clear_rows)
+        self.rows_zeroed |= clear_rows
         if deferred and recorded:
             self.smoothing_calls.append((weights, alpha, inverse))
         if self.touched is not None and recorded:
@@ -216,6 +236,8 @@ class GibbsRun:
                 self.touched |= self.doc_topic_counts > 0.0
             else:
                 self.touched = None
+        if after_pass:
+            self.pending, recorded = (weights, alpha, digamma_alpha, digamma_alpha_sum), 1
         self.n_recorded += recorded
         self.passes_done = last
         self.alpha = alpha
@@ -255,8 +277,36 @@ class GibbsRun:
         return group_sums(self.entry_topic, batch.entry_word, rows, float(self.n_recorded),
                           *self._touched_sets())
 
+    def _end_state_rows(self, doc_log_theta: np.ndarray, entry_rows: np.ndarray = NO_ROWS,
+                        entry_inverse: np.ndarray = NO_MASK_VALUES) -> np.ndarray:
+        """The word rows of the pending pass, and its s2 into ``doc_log_theta`` (unless it has
+        no rows), computed from the state it left (`kernels.end_state`), and what the kernel
+        would have recorded into ``entry_rows`` and ``entry_inverse`` when given."""
+        batch = self.batch
+        weights, alpha, digamma_alpha, digamma_alpha_sum = self.pending
+        return end_state_statistics(batch.doc_ptr, batch.entry_word, batch.entry_count,
+                                    batch.token_ptr, self.token_topic, self.doc_topic_counts,
+                                    weights, alpha, digamma_alpha, digamma_alpha_sum,
+                                    np.empty(weights.shape), doc_log_theta, entry_rows,
+                                    entry_inverse)
+
+    def _record_pending(self) -> None:
+        """Record the pending pass into the entries' accumulators, as the kernel would have
+        (for the per-entry expectations; the statistics need not)."""
+        if self.pending is None:
+            return
+        if not self.rows_zeroed:
+            self.entry_topic[:] = 0.0
+            self.rows_zeroed = True
+        inverse = np.zeros(self.batch.n_entries)
+        self._end_state_rows(self.doc_log_theta, self.entry_topic, inverse)
+        self.smoothing_calls = [(self.pending[0], self.pending[1], inverse)]
+        self.touched = self.doc_topic_counts > 0.0
+        self.pending = None
+
     def _entry_totals(self) -> np.ndarray:
         """The recorded conditionals summed over the recorded passes, per entry (entries x K)."""
+        self._record_pending()
         if not self.smoothing_calls:
             return self.entry_topic
         entry_word = self.batch.entry_word
@@ -275,21 +325,34 @@ class GibbsRun:
         return self._entry_totals() / self.n_recorded
 
     def statistics(self) -> MinibatchStats:
-        """The minibatch's statistics. The word rows: over the touched topics alone when they
-        are known (a boosted step's passes, `_touched_rows`); else, of the recorded passes of
-        at most one call, in parallel over words (`_block_rows`); else by
-        `Minibatch.word_totals` onto the smoothing part. The same sums in every case."""
+        """The minibatch's statistics. The word rows: of a pending pass, from the state it left
+        (`_end_state_rows`); over the touched topics alone when they are known (a boosted
+        step's passes, `_touched_rows`); else, of the recorded passes of at most one call, in
+        parallel over words (`_block_rows`); else by `Minibatch.word_totals` onto the
+        smoothing part. The same sums in every case."""
+        return self._statistics(self.doc_log_theta)
+
+    def word_statistics(self) -> MinibatchStats:
+        """`statistics` with s1 alone (s2 NaN): what a boosted step's passes before its last
+        one blend (`engine.OnlineEM`); a pending pass's s2 is then not computed."""
+        return self._statistics(NO_ROWS)
+
+    def _statistics(self, doc_log_theta: np.ndarray) -> MinibatchStats:
+        """The statistics, s2 from ``doc_log_theta`` (this run's) or NaN (no rows)."""
         batch = self.batch
-        if self.touched is not None:
+        if self.pending is not None:
+            word_topic = self._end_state_rows(doc_log_theta)
+        elif self.touched is not None:
             word_topic = self._touched_rows()
         elif len(self.smoothing_calls) > 1:
             word_topic = batch.word_totals(self.entry_topic, self.n_recorded,
                                            self._word_smoothing())
         else:
             word_topic = self._block_rows(np.array([0, batch.n_entries]))
-        return MinibatchStats(batch.words, word_topic,
-                              self.doc_log_theta.sum(axis=0) / self.n_recorded,
-                              batch.n_documents, batch.n_words)
+        log_theta = (doc_log_theta.sum(axis=0) / self.n_recorded if doc_log_theta.size
+                     else np.full(self.doc_log_theta.shape[1], np.nan))
+        return MinibatchStats(batch.words, word_topic, log_theta, batch.n_documents,
+                              batch.n_words)
 
     def _block_rows(self, block_entry_ptr: np.ndarray) -> np.ndarray:
         """The word rows of blocks of entries merged along the tree
@@ -308,6 +371,7 @@ class GibbsRun:
         word rows by `kernels.statistics.tree_block_totals` (in parallel over words), s2 by
         ``tree`` itself. One run over many blocks instead of a run per block: one kernel call,
         its documents dealt over all the threads at once, no block's statistics built."""
+        self._record_pending()
         batch = self.batch
         starts = np.arange(0, batch.n_documents, size)
         stops = np.minimum(starts + size, batch.n_documents)

@@ -285,10 +285,12 @@ class WordRows(SufficientStats):
     def n_words(self) -> int:
         return self.total_words
 
-    def copy(self) -> "WordRows":
-        return WordRows(self.words, self.raw.copy(), self.log_theta, self.scale,
-                        self.topic_totals, self.n_documents, self.tables, self.total_words,
-                        self.cleared)
+    def copy(self, rows: bool = True) -> "WordRows":
+        """A copy; with ``rows=False`` its rows are left uninitialised (for a caller that
+        writes them all before reading them)."""
+        return WordRows(self.words, self.raw.copy() if rows else np.empty_like(self.raw),
+                        self.log_theta, self.scale, self.topic_totals, self.n_documents,
+                        self.tables, self.total_words, self.cleared)
 
     def blend(self, rho: float, minibatch: MinibatchStats,
               start: "WordRows | None" = None) -> None:

@@ -16,12 +16,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..kernels.variational_estep import entry_topic_sums, variational_passes
+from ..kernels.variational_estep import entry_topic_sums, log_theta_rows, variational_passes
 from .gibbs_estep import local_word_weights
 from .minibatch import Minibatch
 from .stats import MinibatchStats
 
 NO_ENTRY_TOPIC = np.zeros((0, 0))  # the kernel writes the factors instead
+NO_LOG_THETA = np.zeros((0, 0))  # s2 from the final gamma when asked for (`log_theta_rows`)
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ class VariationalRun:
         self.minibatch_index = int(minibatch_index)
         self.passes_done = 0
         self.doc_gamma = np.zeros((batch.n_documents, n_topics))
-        self.doc_log_theta = np.zeros((batch.n_documents, n_topics))
+        self.log_theta_rows = np.zeros((batch.n_documents, n_topics))
         # The last pass's expectations (14) in factors (`kernels.variational_estep`):
         # entry_topic[j, k] = entry_ratio[j] * weights[w_j, k] * doc_weights[d, k].
         self.entry_ratio = np.zeros(batch.n_entries)
@@ -68,9 +69,15 @@ class VariationalRun:
         batch = self.batch
         self.weights = local_word_weights(weights)
         variational_passes(batch.doc_ptr, batch.entry_word, batch.entry_count, self.weights,
-                           alpha, n_passes, self.doc_gamma, NO_ENTRY_TOPIC, self.doc_log_theta,
+                           alpha, n_passes, self.doc_gamma, NO_ENTRY_TOPIC, NO_LOG_THETA,
                            self.entry_ratio, self.doc_weights)
         self.passes_done = last
+
+    @property
+    def doc_log_theta(self) -> np.ndarray:
+        """s2 of (14) per document, B x K, from the current gamma (computed when asked for:
+        a boosted step needs it after its last pass only)."""
+        return log_theta_rows(self.doc_gamma, self.log_theta_rows)
 
     @property
     def entry_topic(self) -> np.ndarray:
@@ -92,11 +99,19 @@ class VariationalRun:
         return self.entry_topic
 
     def statistics(self) -> MinibatchStats:
+        return self._statistics(self.doc_log_theta.sum(axis=0))
+
+    def word_statistics(self) -> MinibatchStats:
+        """`statistics` with s1 alone (s2 NaN): what a boosted step's passes before its last
+        one blend (`engine.OnlineEM`), skipping B x (K + 1) digammas per pass."""
+        return self._statistics(np.full(self.doc_gamma.shape[1], np.nan))
+
+    def _statistics(self, log_theta: np.ndarray) -> MinibatchStats:
         batch = self.batch
         word_topic = entry_topic_sums(*batch.word_entries, batch.entry_document,
                                       self.entry_ratio, self.weights, self.doc_weights)
-        return MinibatchStats(batch.words, word_topic,
-                              self.doc_log_theta.sum(axis=0), batch.n_documents, batch.n_words)
+        return MinibatchStats(batch.words, word_topic, log_theta, batch.n_documents,
+                              batch.n_words)
 
     def doc_topic(self) -> np.ndarray:
         return self.doc_gamma / self.doc_gamma.sum(axis=1, keepdims=True)

@@ -36,7 +36,9 @@ def variational_passes(doc_ptr, entry_word, entry_count, word_topic_weights, alp
 
     ``doc_gamma`` (B x K) is updated in place (state carried between calls, so boosted V-OEM++
     can change beta and alpha between passes); ``entry_topic`` (entries x K) and
-    ``doc_log_theta`` (B x K) are overwritten with the expectations (14) of the last pass.
+    ``doc_log_theta`` (B x K) are overwritten with the expectations (14) of the last pass
+    (``doc_log_theta`` without rows: s2 is left to `log_theta_rows`, from the final gamma
+    when it is needed; a boosted step needs it after its last pass only).
     exp(digamma(gamma_k)) is taken relative to its largest value (it cancels in (11)) so tiny
     alpha cannot underflow every topic; a word whose normaliser still underflows is skipped.
 
@@ -87,12 +89,29 @@ def variational_passes(doc_ptr, entry_word, entry_count, word_topic_weights, alp
                 doc_weights[d, :] = exp_log_theta
             for k in range(n_topics):
                 gamma[k] = alpha[k] + exp_log_theta[k] * weighted[k]
-        gamma_sum = 0.0
-        for k in range(n_topics):
-            gamma_sum += gamma[k]
-        total = digamma(gamma_sum)
-        for k in range(n_topics):
-            doc_log_theta[d, k] = digamma(gamma[k]) - total
+        if doc_log_theta.shape[0]:
+            _log_theta(gamma, doc_log_theta[d])
+
+
+@njit(cache=True, inline="always", fastmath=_FAST)
+def _log_theta(gamma, out):
+    """``out[k] = digamma(gamma_k) - digamma(sum gamma)``: E[log theta_k] under
+    Dirichlet(gamma), s2 of (14)."""
+    gamma_sum = 0.0
+    for k in range(gamma.size):
+        gamma_sum += gamma[k]
+    total = digamma(gamma_sum)
+    for k in range(gamma.size):
+        out[k] = digamma(gamma[k]) - total
+
+
+@njit(cache=True, parallel=True, fastmath=_FAST)
+def log_theta_rows(doc_gamma, out):
+    """s2 of (14) per document from ``doc_gamma`` (B x K) into ``out``, as
+    `variational_passes` computes it after its last pass; returned."""
+    for d in prange(doc_gamma.shape[0]):
+        _log_theta(doc_gamma[d], out[d])
+    return out
 
 
 @njit(cache=True)  # no contraction: the product is rounded before the sum
