@@ -97,3 +97,28 @@ def test_word_statistics_are_the_entry_sums_bit_for_bit():
             run.advance(rng.random((batch.words.size, 6)), rng.uniform(0.05, 1.0, 6), 3)
             np.testing.assert_array_equal(run.statistics().word_topic,
                                           batch.word_totals(run.entry_topic))
+
+
+def test_word_statistics_blend_as_the_rows_do_bit_for_bit():
+    """A boosted pass's `VariationalRun.word_statistics` (rows summed as they are blended,
+    `kernels.variational_estep.blend_entry_topic_sums`) blends exactly as `statistics`' rows
+    through `kernels.statistics.blend_rows`, in place and from other rows, and reads the same
+    rows; s2 is left out (NaN)."""
+    rng = np.random.default_rng(9)
+    batch = random_minibatch(rng, n_docs=20, n_words=25, mean_length=30)
+    run = VariationalEstimator(passes=3).begin(batch, 6)
+    run.advance(rng.random((batch.words.size, 6)), rng.uniform(0.05, 1.0, 6), 2)
+    plain, factored = run.statistics(), run.word_statistics()
+    rows = rng.permutation(batch.words.size + 4)[:batch.words.size]
+    source = rng.random((batch.words.size + 4, 6))
+    for in_place in (False, True):
+        outputs = []
+        for statistics in (plain, run.word_statistics()):
+            raw = source.copy()
+            column_sums = np.empty(6)
+            statistics.blend_rows(raw, raw if in_place else source, rows, 0.37, column_sums)
+            outputs.append((raw, column_sums))
+        np.testing.assert_array_equal(outputs[0][0], outputs[1][0])
+        np.testing.assert_array_equal(outputs[0][1], outputs[1][1])
+    np.testing.assert_array_equal(factored.word_topic, plain.word_topic)
+    assert np.isnan(factored.log_theta).all() and np.isfinite(plain.log_theta).all()

@@ -64,6 +64,14 @@ class MinibatchStats:
         """Bytes of its arrays (what a worker of a distributed E-step sends back)."""
         return int(self.words.nbytes + self.word_topic.nbytes + self.log_theta.nbytes)
 
+    def blend_rows(self, raw: np.ndarray, source: np.ndarray, rows: np.ndarray,
+                   coefficient: float, column_sums: np.ndarray) -> None:
+        """``raw[rows] = source[rows] + coefficient * mean`` and ``column_sums`` = the column
+        sums of ``mean``, with ``mean = word_topic / n_documents`` (`kernels.statistics.
+        blend_rows`: eq. 3's O(U K) part, `SufficientStats.blend`)."""
+        blend_rows(raw, source, rows, self.word_topic, float(self.n_documents), coefficient,
+                   column_sums, numba.get_num_threads())
+
     def merge(self, other: "MinibatchStats") -> "MinibatchStats":
         """The statistics of the union of both minibatches' documents (exact: sums)."""
         if other.n_words != self.n_words or other.n_topics != self.n_topics:
@@ -170,9 +178,8 @@ class SufficientStats:
             np.multiply(base.topic_totals, 1.0 - rho, out=self.topic_totals)
             np.multiply(base.log_theta, 1.0 - rho, out=self.log_theta)
         column_sums = np.empty(self.n_topics)
-        blend_rows(self.raw, source, self._row_index(minibatch.words), minibatch.word_topic,
-                   float(minibatch.n_documents), rho / self.scale, column_sums,
-                   numba.get_num_threads())
+        minibatch.blend_rows(self.raw, source, self._row_index(minibatch.words), rho / self.scale,
+                             column_sums)
         self.topic_totals += rho * column_sums
         self.log_theta += rho * (minibatch.log_theta / minibatch.n_documents)
         if minibatch.tables is not None:

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..kernels.variational_estep import entry_topic_sums, log_theta_rows, variational_passes
+from ..kernels.variational_estep import (blend_entry_topic_sums, entry_topic_sums, log_theta_rows,
+                                         variational_passes)
 from .gibbs_estep import local_word_weights
 from .minibatch import Minibatch
 from .stats import MinibatchStats
@@ -99,19 +100,53 @@ class VariationalRun:
         return self.entry_topic
 
     def statistics(self) -> MinibatchStats:
-        return self._statistics(self.doc_log_theta.sum(axis=0))
-
-    def word_statistics(self) -> MinibatchStats:
-        """`statistics` with s1 alone (s2 NaN): what a boosted step's passes before its last
-        one blend (`engine.OnlineEM`), skipping B x (K + 1) digammas per pass."""
-        return self._statistics(np.full(self.doc_gamma.shape[1], np.nan))
-
-    def _statistics(self, log_theta: np.ndarray) -> MinibatchStats:
         batch = self.batch
-        word_topic = entry_topic_sums(*batch.word_entries, batch.entry_document,
-                                      self.entry_ratio, self.weights, self.doc_weights)
-        return MinibatchStats(batch.words, word_topic, log_theta, batch.n_documents,
-                              batch.n_words)
+        return MinibatchStats(batch.words, entry_topic_sums(*self._factors()),
+                              self.doc_log_theta.sum(axis=0), batch.n_documents, batch.n_words)
+
+    def word_statistics(self) -> "FactoredStats":
+        """`statistics` with s1 alone (s2 NaN), its rows summed when read or blended
+        (`FactoredStats`, valid until the next `advance`): what a boosted step's passes before
+        its last one blend (`engine.OnlineEM`), skipping B x (K + 1) digammas per pass and
+        the U x K rows written and read back."""
+        batch = self.batch
+        return FactoredStats(batch.words, None, np.full(self.doc_gamma.shape[1], np.nan),
+                             batch.n_documents, batch.n_words, factors=self._factors())
+
+    def _factors(self) -> tuple:
+        """The arguments of `kernels.variational_estep.entry_topic_sums`."""
+        batch = self.batch
+        return (*batch.word_entries, batch.entry_document, self.entry_ratio, self.weights,
+                self.doc_weights)
 
     def doc_topic(self) -> np.ndarray:
         return self.doc_gamma / self.doc_gamma.sum(axis=1, keepdims=True)
+
+
+class FactoredStats(MinibatchStats):
+    """`MinibatchStats` whose word rows are kept in the factors of a run's last pass's
+    expectations (14) (`kernels.variational_estep.entry_topic_sums`' arguments, the run's own
+    arrays: valid until it advances) and summed when read; a blend sums and blends each row at
+    once (`blend_entry_topic_sums`, the same doubles), so a boosted step's passes never write
+    the U x K statistics."""
+
+    def __init__(self, *args, factors: tuple, **kwargs):
+        self.factors = factors
+        super().__init__(*args, **kwargs)
+
+    @property
+    def word_topic(self) -> np.ndarray:
+        if self._word_topic is None:
+            self._word_topic = entry_topic_sums(*self.factors)
+        return self._word_topic
+
+    @word_topic.setter
+    def word_topic(self, value: np.ndarray | None) -> None:
+        self._word_topic = value
+
+    def blend_rows(self, raw, source, rows, coefficient, column_sums) -> None:
+        if self._word_topic is not None:
+            super().blend_rows(raw, source, rows, coefficient, column_sums)
+            return
+        blend_entry_topic_sums(raw, source, rows, *self.factors, float(self.n_documents),
+                               coefficient, column_sums)

@@ -114,6 +114,20 @@ def log_theta_rows(doc_gamma, out):
     return out
 
 
+@njit(cache=True, inline="always")  # no contraction: the product is rounded before the sum
+def _word_row(target, w, word_ptr, word_entries, entry_document, entry_ratio,
+              word_topic_weights, doc_weights):
+    """Word ``w``'s row of `entry_topic_sums` into ``target`` (K)."""
+    weights = word_topic_weights[w]
+    target[:] = 0.0
+    for m in range(word_ptr[w], word_ptr[w + 1]):
+        j = word_entries[m]
+        factors = doc_weights[entry_document[j]]
+        ratio = entry_ratio[j]
+        for k in range(target.size):
+            target[k] += ratio * weights[k] * factors[k]
+
+
 @njit(cache=True)  # no contraction: the product is rounded before the sum
 def entry_topic_sums(word_ptr, word_entries, entry_document, entry_ratio, word_topic_weights,
                      doc_weights):
@@ -125,13 +139,28 @@ def entry_topic_sums(word_ptr, word_entries, entry_document, entry_ratio, word_t
     n_words, n_topics = word_topic_weights.shape
     out = np.empty((n_words, n_topics))
     for w in range(n_words):
-        weights = word_topic_weights[w]
-        target = out[w]
-        target[:] = 0.0
-        for m in range(word_ptr[w], word_ptr[w + 1]):
-            j = word_entries[m]
-            factors = doc_weights[entry_document[j]]
-            ratio = entry_ratio[j]
-            for k in range(n_topics):
-                target[k] += ratio * weights[k] * factors[k]
+        _word_row(out[w], w, word_ptr, word_entries, entry_document, entry_ratio,
+                  word_topic_weights, doc_weights)
     return out
+
+
+@njit(cache=True)  # no contraction, as `entry_topic_sums` and `statistics.blend_rows`
+def blend_entry_topic_sums(raw, source, rows, word_ptr, word_entries, entry_document,
+                           entry_ratio, word_topic_weights, doc_weights, n_documents,
+                           coefficient, column_sums):
+    """`statistics.blend_rows` of the rows `entry_topic_sums` would return, each row blended as
+    soon as it is summed, in a scratch row: ``mean = (its row) / n_documents; raw[rows] =
+    source[rows] + coefficient * mean; column_sums[:] = mean.sum(axis=0)`` (row after row),
+    the same doubles, without the U x K statistics written and read back (a boosted V-OEM++
+    step's passes)."""
+    column_sums[:] = 0.0
+    values = np.empty(column_sums.size)
+    for w in range(rows.size):
+        _word_row(values, w, word_ptr, word_entries, entry_document, entry_ratio,
+                  word_topic_weights, doc_weights)
+        row = raw[rows[w]]
+        base = source[rows[w]]
+        for k in range(values.size):
+            mean = values[k] / n_documents
+            row[k] = base[k] + coefficient * mean
+            column_sums[k] += mean
