@@ -144,25 +144,33 @@ def end_state_statistics(doc_ptr, entry_word, entry_count, token_ptr, token_topi
         for k in range(n_topics):
             out[u, k] = 0.0 + word_sum[u] * weights[u, k] * alpha[k]
     record_entries = entry_rows.shape[0] > 0
-    tokens = np.empty(n_topics)
+    tokens = np.zeros(n_topics)  # zero between entries
     for d in range(n_docs):
         first, last = present_ptr[d], present_ptr[d + 1]
+        # Over every topic when a quarter or more are present (the first passes): an absent
+        # topic adds 0 + S_j beta_wk 0 = +0.0 to a row that is not -0.0, and the loop over K
+        # vectorises, where the present list's gathers do not.
+        dense = not record_entries and 4 * (last - first) >= n_topics
         token = token_ptr[d]
         for j in range(doc_ptr[d], doc_ptr[d + 1]):
             u = entry_word[j]
-            for i in range(first, last):
-                tokens[present[i]] = 0.0
             for n in range(token, token + entry_count[j]):
                 k = token_topic[n]
                 tokens[k] -= weights[u, k] * inverse[n]
-            token += entry_count[j]
             total = entry_sum[j]
-            for i in range(first, last):
-                k = present[i]
-                value = tokens[k] + total * weights[u, k] * doc_topic_counts[d, k]
-                out[u, k] += value
-                if record_entries:
-                    entry_rows[j, k] = value
+            if dense:
+                for k in range(n_topics):
+                    out[u, k] += tokens[k] + total * weights[u, k] * doc_topic_counts[d, k]
+            else:
+                for i in range(first, last):
+                    k = present[i]
+                    value = tokens[k] + total * weights[u, k] * doc_topic_counts[d, k]
+                    out[u, k] += value
+                    if record_entries:
+                        entry_rows[j, k] = value
             if record_entries:
                 entry_inverse[j] = total
+            for n in range(token, token + entry_count[j]):
+                tokens[token_topic[n]] = 0.0
+            token += entry_count[j]
     return out
