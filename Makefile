@@ -33,6 +33,7 @@ bench: $(BIN)/python
 	$(BIN)/python bench/local_passes.py
 	$(BIN)/python bench/left_to_right_sparse.py
 	$(BIN)/python bench/boosted_cost.py
+	$(BIN)/python bench/boosted_profile.py
 	$(BIN)/python bench/cgs_throughput.py
 	NUMBA_NUM_THREADS=2 $(BIN)/python bench/thread_speedup.py
 	$(BIN)/python bench/multipass_vs_tomotopy.py --corpus newsarticles

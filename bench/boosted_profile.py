@@ -4,7 +4,8 @@ minibatch, for g-oem, g-oem++, v-oem and v-oem++ on the same documents, one thre
 Each fit: ``OnlineLDA(K, method=..., batch_size=100, local_passes=20, n_passes=1,
 random_state=0)`` on the first ``--documents`` training documents; every function of `PARTS`
 is wrapped where the code looks it up, and each part gets its functions' *own* time (a
-wrapper's time less that of the wrapped functions it calls), in CPU seconds of this thread
+wrapper's time less that of the wrapped functions it calls; V-OEM++'s passes blend as they
+sum, `blend_entry_topic_sums`, counted in "word statistics"), in CPU seconds of this thread
 (`time.thread_time`), the best of ``--repeats`` fits; "outside" is the fit's time that no
 wrapper takes (minibatches, the fit loop). Unlike ``boosted_cost.py --split`` (cProfile) the
 Python parts carry only a wrapper's cost, about a microsecond per call. Functions a checkout
@@ -40,7 +41,8 @@ PARTS = {
     "word statistics": [(gibbs_estep, name) for name in (
         "end_state_statistics", "group_sums", "clear_sets", "column_sets", "scaled_rows",
         "add_scaled_rows", "tree_block_totals")] + [
-        (variational_estep, "entry_topic_sums"), (variational_estep, "log_theta_rows")],
+        (variational_estep, "entry_topic_sums"), (variational_estep, "log_theta_rows"),
+        (variational_estep, "blend_entry_topic_sums")],
     "blend rows": [(stats, "blend_rows")],
     "word weights rows": [(global_parameters, "affine_rows")],
     "rows copy": [(stats.SufficientStats, "word_rows"), (stats.SufficientStats, "set_word_rows"),
