@@ -8,9 +8,12 @@ in minibatches of 100 are then run through `kernels.local_gibbs.gibbs_sweeps` wi
 parameters, P = 20 passes, the last quarter recorded, as G-OEM runs them. Times are CPU seconds
 of this thread (best of ``--repeats``), summed over the minibatches, and differenced:
 
-* ``per call``: a call of one unrecorded pass less one pass (the sparse kernel's per-word
-  smoothing totals (per-word cumulative tables before issue 12), the initial sample, and what
-  the first pass loses to cold caches);
+* ``per call``: a call of one unrecorded pass less one pass, in two parts: ``set-up``, a call
+  of no pass (the initial sample and the sparse kernel's per-word smoothing totals, the
+  document's arrays, the call's own arrays as `GibbsRun` makes them per minibatch), and ``first
+  pass``, the rest: what the first pass costs beyond an average later one (the present lists
+  the initial sample leaves are long: the sparse kernel's draw is O(topics present), and the
+  first pass's caches are cold; the next few passes' excess is inside ``pass``);
 * ``pass``: (20 unrecorded passes - 1 unrecorded pass) / 19, split into the random numbers the
   pass draws (timed by a kernel drawing the same numbers and nothing else: ``uniforms`` and the
   ``scan order``) and the rest, ``draw`` (the conditional, the search and, sparse, the
@@ -116,6 +119,7 @@ def profile(corpus_name, n_topics, args):
         return run
 
     times = {
+        "none": over_batches(n_passes=0, record_from=0, deferred=False),
         "one": over_batches(n_passes=1, record_from=1, deferred=False),
         "unrecorded": over_batches(n_passes=PASSES, record_from=PASSES, deferred=False),
         "recorded": over_batches(n_passes=PASSES, record_from=RECORD_FROM, deferred=False),
@@ -129,8 +133,9 @@ def profile(corpus_name, n_topics, args):
     seconds = {name: _seconds(function, args.repeats) for name, function in times.items()}
     n_tokens = train.n_tokens
     per_pass = (seconds["unrecorded"] - seconds["one"]) / (PASSES - 1)
-    parts = {"per call: word tables, initial sample, first pass's cold caches":
-             seconds["one"] - per_pass}
+    parts = {"per call: set-up (initial sample, smoothing totals, arrays)": seconds["none"],
+             "per call: first pass beyond a later one (long present lists, cold caches)":
+             seconds["one"] - seconds["none"] - per_pass}
     parts["passes: uniforms of the draws"] = seconds["uniforms"] * PASSES / (PASSES + 1)
     parts["passes: scan order"] = seconds["scan order"]
     parts["passes: draw (conditional, search, present list)"] = (
