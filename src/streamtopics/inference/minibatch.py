@@ -128,11 +128,6 @@ class Minibatch:
         return grouped(self.entry_word, self.words.size)
 
     @cached_property
-    def entry_token(self) -> np.ndarray:
-        """The first token of each entry (tokens are laid out entry by entry)."""
-        return np.cumsum(self.entry_count) - self.entry_count
-
-    @cached_property
     def entry_document(self) -> np.ndarray:
         """The document of each entry."""
         return np.repeat(np.arange(self.n_documents, dtype=np.int64), np.diff(self.doc_ptr))

@@ -55,11 +55,18 @@ def blend_rows(raw, source, words, word_topic, n_documents, coefficient, column_
                     row[k] = row[k] + coefficient * mean
                     sums[k] += mean
             else:
-                base = source[words[u], first:last]
-                for k in range(sums.size):
-                    mean = values[k] / n_documents
-                    row[k] = base[k] + coefficient * mean
-                    sums[k] += mean
+                blend_row(row, source[words[u], first:last], values, n_documents, coefficient,
+                          sums)
+
+
+@njit(cache=True, inline="always")
+def blend_row(row, base, values, n_documents, coefficient, sums):
+    """One row of `blend_rows` from other rows: ``mean = values / n_documents; row = base +
+    coefficient * mean; sums += mean``."""
+    for k in range(sums.size):
+        mean = values[k] / n_documents
+        row[k] = base[k] + coefficient * mean
+        sums[k] += mean
 
 
 @njit(cache=True, parallel=True)

@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit, prange
 
 from .special import digamma
+from .statistics import blend_row
 
 _FAST = {"reassoc", "contract"}
 
@@ -158,9 +159,4 @@ def blend_entry_topic_sums(raw, source, rows, word_ptr, word_entries, entry_docu
     for w in range(rows.size):
         _word_row(values, w, word_ptr, word_entries, entry_document, entry_ratio,
                   word_topic_weights, doc_weights)
-        row = raw[rows[w]]
-        base = source[rows[w]]
-        for k in range(values.size):
-            mean = values[k] / n_documents
-            row[k] = base[k] + coefficient * mean
-            column_sums[k] += mean
+        blend_row(raw[rows[w]], source[rows[w]], values, n_documents, coefficient, column_sums)
