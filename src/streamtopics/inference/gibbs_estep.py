@@ -166,8 +166,9 @@ class GibbsRun:
         # boosted step's calls (`_touched_rows`).
         self.touched = np.zeros((batch.n_documents, n_topics), dtype=bool)
         # A burn-in pass recorded alone by the sparse kernel is recorded after it, from the
-        # state it leaves (`kernels.end_state`): its (weights, alpha, digamma(alpha),
-        # digamma(sum alpha)) until then, else None (`_record_pending`).
+        # state it leaves (`kernels.end_state`): its (weights, alpha, the kernel's smoothing
+        # totals s_w, digamma(alpha), digamma(sum alpha)) until then, else None
+        # (`_record_pending`).
         self.pending = None
 
     @property
@@ -226,8 +227,9 @@ class GibbsRun:
         deferred = sparse and self.estimator.record_mode == RECORD_CONDITIONALS
         inverse = np.zeros(batch.n_entries) if deferred else NO_MASK_VALUES
         clear_rows = recorded > 0 and not self.rows_zeroed
+        smoothing = np.empty(batch.words.size if after_pass else 0)
         gibbs_sweeps(*arguments, sparse, inverse, numba.get_num_threads(),
-                     self.estimator.kernel_mh_cycles, clear_rows)
+                     self.estimator.kernel_mh_cycles, clear_rows, smoothing)
         self.rows_zeroed |= clear_rows
         if deferred and recorded:
             self.smoothing_calls.append((weights, alpha, inverse))
@@ -237,7 +239,8 @@ class GibbsRun:
             else:
                 self.touched = None
         if after_pass:
-            self.pending, recorded = (weights, alpha, digamma_alpha, digamma_alpha_sum), 1
+            self.pending = (weights, alpha, smoothing, digamma_alpha, digamma_alpha_sum)
+            recorded = 1
         self.n_recorded += recorded
         self.passes_done = last
         self.alpha = alpha
@@ -283,12 +286,11 @@ class GibbsRun:
         no rows), computed from the state it left (`kernels.end_state`), and what the kernel
         would have recorded into ``entry_rows`` and ``entry_inverse`` when given."""
         batch = self.batch
-        weights, alpha, digamma_alpha, digamma_alpha_sum = self.pending
+        weights = self.pending[0]
         return end_state_statistics(batch.doc_ptr, batch.entry_word, batch.entry_count,
                                     batch.token_ptr, self.token_topic, self.doc_topic_counts,
-                                    weights, alpha, digamma_alpha, digamma_alpha_sum,
-                                    np.empty(weights.shape), doc_log_theta, entry_rows,
-                                    entry_inverse)
+                                    *self.pending, np.empty(weights.shape), doc_log_theta,
+                                    entry_rows, entry_inverse)
 
     def _record_pending(self) -> None:
         """Record the pending pass into the entries' accumulators, as the kernel would have

@@ -15,8 +15,8 @@ entries, which the documents' count rows (B x K) and the word's weights (K) serv
 The arithmetic is that of `kernels.gibbs_estep_sparse._record_present_part` and
 `inference.gibbs_estep.GibbsRun`'s statistics of one recorded pass, operation for operation
 and in the same order, so the results are the same doubles (tests/test_end_state.py): with
-Z_n = s_w + sum_k beta_wk N_dk - beta_{w z_n} (present topics ascending, s_w from
-`smoothing_totals`), S_j = sum_n 1 / Z_n over the entry's tokens in layout order and S_w the
+Z_n = s_w + sum_k beta_wk N_dk - beta_{w z_n} (present topics ascending, s_w the pass's
+own smoothing totals, which `kernels.local_gibbs.gibbs_sweeps` hands out), S_j = sum_n 1 / Z_n over the entry's tokens in layout order and S_w the
 sum of S_j over the word's entries in entry order, word w's row is
 
     0 + S_w beta_wk alpha_k, then, entry after entry, on each present topic k of its document,
@@ -32,7 +32,6 @@ import numpy as np
 from numba import njit, prange
 
 from .gibbs_estep import length_term
-from .gibbs_estep_sparse import smoothing_totals
 
 NO_ENTRY_ROWS = np.zeros((0, 0))
 NO_ENTRY_INVERSE = np.zeros(0)
@@ -74,12 +73,12 @@ def _log_theta(row, counts, present, alpha, digamma_alpha, digamma_alpha_sum, al
 
 @njit(cache=True, parallel=True)
 def end_state_statistics(doc_ptr, entry_word, entry_count, token_ptr, token_topic,
-                         doc_topic_counts, weights, alpha, digamma_alpha, digamma_alpha_sum,
-                         out, log_theta, entry_rows=NO_ENTRY_ROWS,
+                         doc_topic_counts, weights, alpha, smoothing_total, digamma_alpha,
+                         digamma_alpha_sum, out, log_theta, entry_rows=NO_ENTRY_ROWS,
                          entry_inverse=NO_ENTRY_INVERSE):
     """The word rows (U x K, into ``out``, returned) and s2 per document (B x K, into
     ``log_theta``, unless it has no rows) of one pass recorded from its end state (module
-    docstring). With
+    docstring); ``smoothing_total`` holds the pass's s_w per word (U). With
     ``entry_rows`` (entries x K, zero on the present topics) and ``entry_inverse`` (entries,
     zeros) given, also what the sparse kernel would have recorded there: each entry's present
     part and S_j.
@@ -91,7 +90,6 @@ def end_state_statistics(doc_ptr, entry_word, entry_count, token_ptr, token_topi
     n_words, n_topics = weights.shape
     n_docs = doc_ptr.size - 1
     present_ptr, present = present_topics(doc_topic_counts)
-    smoothing_total = smoothing_totals(weights, alpha)  # the kernel's s_w
     alpha_sum = 0.0  # a plain loop, as `gibbs_sweeps` sums it
     for k in range(n_topics):
         alpha_sum += alpha[k]

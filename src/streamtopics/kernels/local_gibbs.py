@@ -80,7 +80,8 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
                  token_topic, doc_topic_counts, rng_state, entry_topic, doc_log_theta,
                  mask_ptr=NO_MASK_PTR, mask_topics=NO_MASK_TOPICS,
                  mask_digamma_alpha_sum=NO_MASK_VALUES, sparse=False,
-                 entry_inverse=NO_MASK_VALUES, n_threads=0, mh_cycles=0, clear_rows=False):
+                 entry_inverse=NO_MASK_VALUES, n_threads=0, mh_cycles=0, clear_rows=False,
+                 smoothing_out=NO_MASK_VALUES):
     """Run Gibbs passes ``first_pass .. first_pass + n_passes - 1`` on every document, with the
     sparse kernel if ``sparse`` (record_mode RECORD_CONDITIONALS or RECORD_SAMPLE), else the
     dense one.
@@ -108,6 +109,8 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
     zeroed yet (`np.empty`): each row is then written while its document's passes keep it in
     cache, instead of the whole entries x K array zeroed beforehand (13 MB for 100
     newsarticles documents at K = 100, evicted before the recorded passes read it back).
+    ``smoothing_out`` (U, optional, sparse kernel): where the call's smoothing totals s_w go,
+    for a caller that records a pass after it (`kernels.end_state`) with the same s_w.
     """
     n_topics = alpha.size
     # A plain loop: numba would turn alpha.sum() here into a parallel reduction whose rounding
@@ -118,13 +121,16 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
     mh = mh_cycles > 0
     sparse_recording = sparse or mh
     if first_pass == 0 and not mh:  # the MH chain draws its own initial sample
-        smoothing_total = np.empty(word_topic_weights.shape[0] if sparse else 0)
+        smoothing_total = (smoothing_out if smoothing_out.size
+                           else np.empty(word_topic_weights.shape[0] if sparse else 0))
         initial_samples(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights, alpha,
                         seed, minibatch, first_document, mask_ptr, mask_topics, n_threads,
                         token_topic, smoothing_total)
     else:
         smoothing_total = (smoothing_totals(word_topic_weights, alpha) if sparse_recording
                            else np.empty(0))
+        if smoothing_out.size:
+            smoothing_out[:] = smoothing_total
     word_tables, alpha_table = (mh_tables(word_topic_weights, alpha) if mh
                                 else (np.empty((0, 0, 2)), np.empty((0, 0, 2))))
     add_smoothing = entry_inverse.size == 0
