@@ -155,6 +155,8 @@ class GibbsRun:
         self.rows_zeroed = False
         self.doc_log_theta = np.zeros((batch.n_documents, n_topics))
         self.alpha = None
+        # (alpha's bytes, digamma(alpha), digamma(sum alpha)) of the latest call (`_digammas`).
+        self.digammas = (b"", None, 0.0)
         # Sparse kernel, recorded conditionals: the smoothing part beta_wk alpha_k S_j is added
         # here, per call that recorded passes (weights, alpha, S_j per entry), and per word;
         # the first ``smoothed`` calls are in ``word_smoothing`` (built when asked for).
@@ -217,7 +219,7 @@ class GibbsRun:
             *kernel_mask(batch.topic_mask, batch.n_documents, alpha.size),
             digamma(self._doc_alpha(alpha).sum(axis=1)))
         weights = local_word_weights(weights)
-        digamma_alpha, digamma_alpha_sum = digamma(alpha), float(digamma(alpha.sum()))
+        digamma_alpha, digamma_alpha_sum = self._digammas(alpha)
         arguments = (batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr,
                      weights, alpha, digamma_alpha, digamma_alpha_sum,
                      self.seed, self.minibatch_index, batch.first_document,
@@ -227,7 +229,12 @@ class GibbsRun:
         recorded = last - max(first, record_from)
         # The sparse kernel's recorded conditionals leave their smoothing part to this driver.
         deferred = sparse and self.estimator.record_mode == RECORD_CONDITIONALS
-        inverse = np.zeros(batch.n_entries) if deferred else NO_MASK_VALUES
+        if not deferred:
+            inverse = NO_MASK_VALUES
+        elif after_pass:  # a call that records nothing leaves S_j alone: no zeros needed
+            inverse = np.empty(batch.n_entries)
+        else:
+            inverse = np.zeros(batch.n_entries)
         clear_rows = recorded > 0 and not self.rows_zeroed
         smoothing = np.empty(batch.words.size if after_pass else 0)
         gibbs_sweeps(*arguments, sparse, inverse, numba.get_num_threads(),
@@ -246,6 +253,15 @@ class GibbsRun:
         self.n_recorded += recorded
         self.passes_done = last
         self.alpha = alpha
+
+    def _digammas(self, alpha: np.ndarray) -> tuple[np.ndarray, float]:
+        """digamma(alpha) and digamma(sum alpha), those of the latest call while alpha has
+        not changed (a boosted step's passes: scipy's two calls cost ~15 us a pass, their
+        data cold after the kernels)."""
+        key = alpha.tobytes()
+        if key != self.digammas[0]:
+            self.digammas = (key, digamma(alpha), float(digamma(alpha.sum())))
+        return self.digammas[1:]
 
     def _word_smoothing(self) -> np.ndarray:
         """The smoothing part of the recorded conditionals, beta_wk alpha_k S_j (sparse

@@ -86,7 +86,11 @@ def end_state_statistics(doc_ptr, entry_word, entry_count, token_ptr, token_topi
     Entry by entry in layout order, as the kernel records: first every entry's Z_n and S_j
     (in parallel over documents, with s2), then S_w and the smoothing rows, then the entries'
     present parts added to their words' rows in entry order (serial). The same result for any
-    thread count."""
+    thread count. In a document with one topic present (after a few passes most of them:
+    60-90% on debian and newsarticles at K = 100), every token is of that topic, so an entry's
+    part there is one number, sum_n -beta_{w z_n} / Z_n, summed in token order with its S_j
+    (the kernel's order): the entries of such a document then add one value each, with no
+    loop over their tokens (a late burn-in pass on newsarticles 0.54 -> 0.39 ms)."""
     n_words, n_topics = weights.shape
     n_docs = doc_ptr.size - 1
     present_ptr, present = present_topics(doc_topic_counts)
@@ -95,6 +99,7 @@ def end_state_statistics(doc_ptr, entry_word, entry_count, token_ptr, token_topi
         alpha_sum += alpha[k]
     inverse = np.empty(token_topic.size)
     entry_sum = np.empty(entry_word.size)
+    entry_part = np.empty(entry_word.size)  # sum_n -beta_{w z_n} / Z_n, in token order
     for d in prange(n_docs):
         first, last = present_ptr[d], present_ptr[d + 1]
         start, stop = doc_ptr[d], doc_ptr[d + 1]
@@ -124,12 +129,15 @@ def end_state_statistics(doc_ptr, entry_word, entry_count, token_ptr, token_topi
         for j in range(start, stop):
             u = entry_word[j]
             norm = entry_sum[j]
-            total = 0.0
+            total = part = 0.0
             for n in range(token, token + entry_count[j]):
-                value = 1.0 / (norm - weights[u, token_topic[n]])
+                weight = weights[u, token_topic[n]]
+                value = 1.0 / (norm - weight)
                 inverse[n] = value
                 total += value
+                part -= weight * value
             entry_sum[j] = total
+            entry_part[j] = part
             token += entry_count[j]
         if log_theta.shape[0]:
             _log_theta(log_theta[d], doc_topic_counts[d], present[first:last], alpha,
@@ -145,6 +153,17 @@ def end_state_statistics(doc_ptr, entry_word, entry_count, token_ptr, token_topi
     tokens = np.zeros(n_topics)  # zero between entries
     for d in range(n_docs):
         first, last = present_ptr[d], present_ptr[d + 1]
+        if last - first == 1:  # one topic (most documents after a few passes): its tokens'
+            k = present[first]  # part is the entry's, summed in token order above
+            count = doc_topic_counts[d, k]
+            for j in range(doc_ptr[d], doc_ptr[d + 1]):
+                u = entry_word[j]
+                value = entry_part[j] + entry_sum[j] * weights[u, k] * count
+                out[u, k] += value
+                if record_entries:
+                    entry_rows[j, k] = value
+                    entry_inverse[j] = entry_sum[j]
+            continue
         # Over every topic when a quarter or more are present (the first passes): an absent
         # topic adds 0 + S_j beta_wk 0 = +0.0 to a row that is not -0.0, and the loop over K
         # vectorises, where the present list's gathers do not.
