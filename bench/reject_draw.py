@@ -26,6 +26,12 @@ accepts with a known probability; ns per draw = a + b trials per draw, fitted ov
 (one thread, CPU seconds, best of 3). ``model ns`` in the table: a + b trials + fallback (10 +
 m), against ``walk ns`` = 10 + m.
 
+The other O(1)-state envelope, for a proposal from the word instead (q(k) proportional to
+beta_wk, accepted with (N_-n,k + alpha_k) / (max_k N_-n,k + max_k alpha_k); a draw from beta_w
+costs a search, not O(1)): its acceptance ``word-proposal c`` = (sum_k beta_wk (N_-n,k +
+alpha_k)) / (sum_k beta_wk (max N_-n,k + max alpha)), and ``better-envelope c`` that of the
+smaller of the two envelopes, token by token (a choice made from the state, so still exact).
+
 Usage: python bench/reject_draw.py [--corpora debian newsarticles] [--topics 100]
            [--early 200] [--documents 6000] [--minibatches 10] [--name reject_draw]
 Writes bench/results/NAME.{json,md} and prints the table.
@@ -53,7 +59,7 @@ from streamtopics.kernels.random import uniform_step  # noqa: E402
 PASSES = 20
 SHOWN_PASSES = (1, 2, 3, 4, 6, 10, 20)
 # columns of _acceptance's output, per pass
-TOKENS, PRESENT, ACCEPTANCE, INVERSE, TRIALS, FALLBACK = range(6)
+TOKENS, PRESENT, ACCEPTANCE, INVERSE, TRIALS, FALLBACK, WORD, BETTER = range(8)
 
 
 @njit(cache=True)
@@ -68,9 +74,10 @@ def _draw(weights, counts, alpha):
 @njit(cache=True)
 def _acceptance(doc_ptr, entry_word, entry_count, token_ptr, beta, alpha, seed, out):
     """Add, per pass, the module docstring's statistics of every token's draw to ``out``
-    (PASSES x 6): a chain of exact draws per document from z^0."""
+    (PASSES x 8): a chain of exact draws per document from z^0."""
     n_topics = alpha.size
     alpha_sum = alpha.sum()
+    alpha_max = alpha.max()
     no_counts = np.zeros(n_topics)
     zero_alpha = np.zeros(n_topics)
     for d in range(doc_ptr.size - 1):
@@ -90,8 +97,10 @@ def _acceptance(doc_ptr, entry_word, entry_count, token_ptr, beta, alpha, seed, 
                 weights = beta[words[n]]
                 counts[z[n]] -= 1.0
                 present = np.sum(counts > 0.0)
-                acceptance = (np.sum(weights * (counts + alpha))
-                              / ((n_tokens - 1 + alpha_sum) * weights.max()))
+                target = np.sum(weights * (counts + alpha))
+                envelope = (n_tokens - 1 + alpha_sum) * weights.max()
+                word_envelope = weights.sum() * (counts.max() + alpha_max)
+                acceptance = target / envelope
                 cap = (10 + present) // 4
                 out[t, TOKENS] += 1.0
                 out[t, PRESENT] += present
@@ -99,6 +108,8 @@ def _acceptance(doc_ptr, entry_word, entry_count, token_ptr, beta, alpha, seed, 
                 out[t, INVERSE] += 1.0 / acceptance
                 out[t, TRIALS] += (1.0 - (1.0 - acceptance) ** cap) / acceptance
                 out[t, FALLBACK] += (1.0 - acceptance) ** cap
+                out[t, WORD] += target / word_envelope
+                out[t, BETTER] += target / min(envelope, word_envelope)
                 z[n] = _draw(weights, counts, alpha)
                 counts[z[n]] += 1.0
 
@@ -154,7 +165,7 @@ def acceptance(corpus_name, n_topics, args):
                           n_passes=1, random_state=0).fit(train[:documents])
         beta = model.components_ / model.components_.sum(axis=1, keepdims=True)
         alpha = np.ascontiguousarray(model.doc_topic_prior_, dtype=np.float64)
-        out = np.zeros((PASSES, 6))
+        out = np.zeros((PASSES, 8))
         for index, batch in enumerate(batches):
             _acceptance(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr,
                         np.ascontiguousarray(beta[:, batch.words].T), alpha, 1000 * index, out)
@@ -177,8 +188,9 @@ def main() -> None:
              f"{per_trial:.2f} ns per trial (trials per draw, ns per draw: "
              + ", ".join(f"{t:.2f}, {ns:.1f}" for t, ns in cost_rows) + ").", "",
              "| corpus | beta after | sum alpha | pass | present m | acceptance c | mean 1/c | "
-             "trials (T = (10 + m) // 4) | fallback share | model ns | walk ns |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "trials (T = (10 + m) // 4) | fallback share | model ns | walk ns | word-proposal c "
+             "| better-envelope c |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     rows = []
     for corpus in args.corpora:
         for stage, (documents, alpha_sum, out) in acceptance(corpus, args.topics, args).items():
@@ -190,12 +202,14 @@ def main() -> None:
                        "documents": documents, "alpha_sum": alpha_sum, "pass": t,
                        "present": mean[PRESENT], "acceptance": mean[ACCEPTANCE],
                        "inverse_acceptance": mean[INVERSE], "trials": mean[TRIALS],
-                       "fallback": mean[FALLBACK], "model_ns": model, "walk_ns": walk}
+                       "fallback": mean[FALLBACK], "model_ns": model, "walk_ns": walk,
+                       "word_acceptance": mean[WORD], "better_acceptance": mean[BETTER]}
                 rows.append(row)
                 table.append(f"| {corpus} | {documents} | {alpha_sum:.2f} | {t} | "
                              f"{mean[PRESENT]:.1f} | {mean[ACCEPTANCE]:.3f} | "
                              f"{mean[INVERSE]:.1f} | {mean[TRIALS]:.1f} | "
-                             f"{mean[FALLBACK]:.2f} | {model:.0f} | {walk:.0f} |")
+                             f"{mean[FALLBACK]:.2f} | {model:.0f} | {walk:.0f} | "
+                             f"{mean[WORD]:.3f} | {mean[BETTER]:.3f} |")
             print("\n".join(table[-len(SHOWN_PASSES):]), flush=True)
     write_results(args.name, {"settings": vars(args), "trial_ns_per_draw": per_draw,
                               "trial_ns_per_trial": per_trial, "trial_rows": cost_rows,
