@@ -19,8 +19,9 @@ per token x local pass (and per token x pass x topic), and the held-out log-perp
 document (left-to-right, 10 particles, the same seed for every model so differences are paired)
 with the paired standard error of the difference to the dense and to the sparse kernel: a
 kernel must not change the answer beyond noise. One thread (numba, BLAS); times are CPU
-seconds of the process (the machine may be shared), each streamtopics timing the best of
-``--repeats`` fits; numba compilation is done beforehand.
+seconds of the process (the machine may be shared); every fit, gensim's too, runs ``--repeats``
+times, the fits interleaved, and each timing is its best (the JSON keeps every repeat and the
+ratios to gensim repeat by repeat); numba compilation is done beforehand.
 
 Usage: python bench/sparse_estep.py [--corpora debian newsarticles] [--topics 10 100]
            [--train-documents 6000] [--test-documents 300] [--repeats 2] [--mh-passes 40]
@@ -90,12 +91,21 @@ def measure(corpus_name, n_topics, args, clock):
     samplers = [(f"G-OEM {sampler}", sampler, LOCAL_PASSES)
                 for sampler in ("dense", "sparse", "mh")]
     samplers += [(f"G-OEM mh, P = {passes}", "mh", passes) for passes in args.mh_passes]
-    for name, sampler, passes in samplers:
-        runs[name] = min((fit_goem(train, n_topics, sampler, clock, passes)
-                          for _ in range(args.repeats)), key=lambda run: run[0])
+    fits = {name: (lambda sampler=sampler, passes=passes:
+                   fit_goem(train, n_topics, sampler, clock, passes))
+            for name, sampler, passes in samplers}
     if not args.no_gensim:
-        for name, chunksize in GENSIM.items():
-            runs[name] = fit_gensim(train, n_topics, chunksize)
+        fits.update({name: (lambda chunksize=chunksize: fit_gensim(train, n_topics, chunksize))
+                     for name, chunksize in GENSIM.items()})
+    # every fit --repeats times, interleaved (a slow spell of the shared machine falls on all
+    # of them alike); each keeps its best time, and gensim is timed as streamtopics is
+    seconds_by_repeat = {name: [] for name in fits}
+    for _ in range(args.repeats):
+        for name, fit in fits.items():
+            run = fit()
+            seconds_by_repeat[name].append(run[0])
+            if name not in runs or run[0] < runs[name][0]:
+                runs[name] = run
     scores = {name: np.asarray(left_to_right(beta, alpha, test, n_particles=10, seed=0)
                                .log_likelihoods) for name, (_, _, beta, alpha, _) in runs.items()}
     rows = []
@@ -112,9 +122,14 @@ def measure(corpus_name, n_topics, args, clock):
             row["kernel_seconds"] = kernel
             row["kernel_ns_per_token_pass"] = kernel / token_passes * 1e9
             row["kernel_ns_per_token_pass_topic"] = kernel / token_passes / n_topics * 1e9
+        row["seconds_by_repeat"] = seconds_by_repeat[name]
         for reference in runs:
             if reference.startswith("gensim"):
                 row[f"speed vs {reference}"] = runs[reference][0] / seconds
+                # the same ratio repeat by repeat (fits run side by side): its spread
+                row[f"speed vs {reference} by repeat"] = [
+                    theirs / ours for theirs, ours in zip(seconds_by_repeat[reference],
+                                                          seconds_by_repeat[name])]
         row["speed vs G-OEM dense"] = runs["G-OEM dense"][0] / seconds
         rows.append(row)
         print(f"{corpus_name:12} K={n_topics:<4} {name:44} {seconds:7.2f} s "
@@ -137,6 +152,16 @@ def speed_cells(row) -> str:
             f"{row['documents_per_second']:.0f} | {ratios} | ")
 
 
+def repeat_ratios(row) -> str:
+    """A line for ``row``: its speed ratio to each `GENSIM` run, repeat by repeat."""
+    cells = ["defaults " if chunksize == 2000 else f"chunksize {chunksize} " for chunksize
+             in GENSIM.values()]
+    cells = [cell + ", ".join(f"{ratio:.2f}" for ratio in row[f"speed vs {name} by repeat"])
+             for cell, name in zip(cells, GENSIM)]
+    return (f"- {row['corpus']}, K = {row['K']}, {row['method']}: x gensim repeat by repeat: "
+            + "; ".join(cells))
+
+
 def markdown(rows, test_documents):
     lines = ["| corpus | K | method | train s | docs/s | x gensim defaults | x gensim 256 | "
              "x dense | kernel ns / token-pass | ns / token-pass-topic | held-out log-perplexity "
@@ -152,6 +177,12 @@ def markdown(rows, test_documents):
             f"{row['log_perplexity_per_document']:.2f} | "
             f"{row['dense_better_by']:+.2f} ± {row['dense_paired_se']:.2f} | "
             f"{row['sparse_better_by']:+.2f} ± {row['sparse_paired_se']:.2f} |")
+    spreads = [repeat_ratios(row) for row in rows
+               if row["method"] == "G-OEM sparse"
+               and f"speed vs {next(iter(GENSIM))} by repeat" in row]
+    if spreads:
+        lines += ["", "Ratios of fits run side by side, repeat by repeat "
+                  "(the table: best against best):", *spreads]
     return "\n".join(lines)
 
 
