@@ -33,6 +33,21 @@ def test_blend_rows_is_its_twin_bit_for_bit(n_topics, n_threads):
     np.testing.assert_array_equal(source, base)
 
 
+@pytest.mark.parametrize("n_threads", [1, 3])
+def test_blend_rows_into_the_statistics_own_rows_is_its_twin_bit_for_bit(n_threads):
+    """``raw`` the statistics' rows themselves (a boosted pass's, words 0 .. U - 1)."""
+    rng = np.random.default_rng(2)
+    word_topic = _values(rng, (20, 100))
+    source = _values(rng, (20, 100))
+    words = np.arange(20)
+    expected_raw = np.empty_like(source)
+    expected_sums = naive.blend_rows(expected_raw, source, words, word_topic, 13, 0.37)
+    sums = np.empty(100)
+    statistics.blend_rows(word_topic, source, words, word_topic, 13.0, 0.37, sums, n_threads)
+    np.testing.assert_array_equal(word_topic, expected_raw)
+    np.testing.assert_array_equal(sums, expected_sums)
+
+
 def test_affine_rows_and_set_rows_are_their_twins_bit_for_bit():
     rng = np.random.default_rng(1)
     raw = _values(rng, (40, 5))

@@ -277,7 +277,8 @@ class OnlineEM:
         by_rows = isinstance(self.parameters, BlendsStatistics)
         start = self.stats.word_rows(words) if by_rows else self.stats.checkpoint(words)
         # By rows, every pass blends from ``start`` into the one buffer ``current`` (whose rows
-        # every blend writes whole), the first pass's weights coming from ``start`` itself.
+        # every blend writes whole), or into the pass's own rows when they are the run's
+        # scratch, the first pass's weights coming from ``start`` itself.
         current, index = ((start.copy(rows=False), start.local) if by_rows
                           else (self.stats, words))
         latest = start if by_rows else current
@@ -292,6 +293,10 @@ class OnlineEM:
             run.advance(self.parameters.word_weights(latest, index, out=weights), self.alpha, 1)
             statistics = run.statistics() if p == self.local.passes - 1 else word_statistics()
             if by_rows:
+                if statistics.scratch and rho < 1.0:
+                    # Blend into the pass's own rows (read by nothing after it): one U x K
+                    # array less for the pass to keep in cache. (rho = 1 clears ``current``.)
+                    current.raw = statistics.word_topic
                 self.parameters.blend(current, rho, statistics, self.step + 1, self.seed, start)
             else:
                 self.stats.restore(start)

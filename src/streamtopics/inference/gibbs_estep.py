@@ -368,7 +368,8 @@ class GibbsRun:
         rows are valid until the next `word_statistics`: the rows it builds are written into
         one U x K array of the run's (``rows_buffer``), whose memory stays in cache from pass
         to pass; a new array per pass came at a new address each time (G-OEM++ on
-        newsarticles: the end-state statistics ~20 -> ~15 ms per minibatch)."""
+        newsarticles: the end-state statistics ~20 -> ~15 ms per minibatch). The engine may
+        blend into them (``scratch``)."""
         if self.rows_buffer is None:
             self.rows_buffer = self._rows_array(None)
         return self._statistics(NO_ROWS, self.rows_buffer)
@@ -390,7 +391,7 @@ class GibbsRun:
         log_theta = (doc_log_theta.sum(axis=0) / self.n_recorded if doc_log_theta.size
                      else np.full(self.doc_log_theta.shape[1], np.nan))
         return MinibatchStats(batch.words, word_topic, log_theta, batch.n_documents,
-                              batch.n_words)
+                              batch.n_words, scratch=word_topic is rows)
 
     def _block_rows(self, block_entry_ptr: np.ndarray) -> np.ndarray:
         """The word rows of blocks of entries merged along the tree

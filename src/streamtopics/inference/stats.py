@@ -9,8 +9,7 @@ log topic proportions, s2_k = E[log theta_k]. Two values:
   word-major (V x K) as ``scale * raw`` with a lazy scale factor and incrementally kept row sums
   (``topic_totals``), so a blend costs O(U K) for the U words of the minibatch, not O(V K).
 
-`IterateAverage` keeps the Polyak-Ruppert average of the parameter iterates (Algorithm 1,
-output eta_bar_N) with the same laziness.
+`IterateAverage` keeps the Polyak-Ruppert average of the iterates (Algorithm 1's eta_bar_N), lazily.
 """
 
 from __future__ import annotations
@@ -43,7 +42,7 @@ class MinibatchStats:
     (`SufficientStats.add_topics`). Both None otherwise. ``tables`` (HDP only, else None): the
     sum over documents of their expected number of tables, E[s_dk] summed over topics
     (`inference.hdp_estep`), which the learnt stick concentration reads
-    (`inference.sticks.StickConcentration`).
+    (`inference.sticks.StickConcentration`). ``scratch``: a blend may overwrite ``word_topic``.
     """
 
     words: np.ndarray
@@ -54,6 +53,7 @@ class MinibatchStats:
     prior: np.ndarray | None = None
     padding: np.ndarray | None = None
     tables: float | None = None
+    scratch: bool = False
 
     @property
     def n_topics(self) -> int:

@@ -25,7 +25,9 @@ def blend_rows(raw, source, words, word_topic, n_documents, coefficient, column_
                n_threads=1):
     """``mean = word_topic / n_documents; raw[words] = source[words] + coefficient * mean;
     column_sums[:] = mean.sum(axis=0)`` (``words`` distinct; ``source`` is ``raw`` for the
-    blend in place, or the rows to blend from, left unchanged). In parallel over ``n_threads``
+    blend in place, or the rows to blend from, left unchanged; ``raw`` may be ``word_topic``
+    itself, ``words`` then 0 .. U - 1: the statistics' own rows blended from ``source``, a
+    boosted pass's, `engine.OnlineEM`). In parallel over ``n_threads``
     ranges of topics (whole cache lines of 8 topics), each thread one pass over the rows, each
     column summed row after row as on one thread: the same result for any thread count.
 
@@ -39,6 +41,7 @@ def blend_rows(raw, source, words, word_topic, n_documents, coefficient, column_
     lines = (n_topics + 7) // 8
     n_parts = max(1, min(n_threads, lines))
     in_place = raw.ctypes.data == source.ctypes.data
+    own_rows = raw.ctypes.data == word_topic.ctypes.data
     for part in prange(n_parts):
         first = min(n_topics, 8 * (lines * part // n_parts))
         last = min(n_topics, 8 * (lines * (part + 1) // n_parts))
@@ -54,6 +57,9 @@ def blend_rows(raw, source, words, word_topic, n_documents, coefficient, column_
                     mean = values[k] / n_documents
                     row[k] = row[k] + coefficient * mean
                     sums[k] += mean
+            elif own_rows:  # the row is its own values: one view, vectorised (above)
+                blend_row(row, source[words[u], first:last], row, n_documents, coefficient,
+                          sums)
             else:
                 blend_row(row, source[words[u], first:last], values, n_documents, coefficient,
                           sums)
