@@ -16,8 +16,9 @@ The arithmetic is that of `kernels.gibbs_estep_sparse._record_present_part` and
 `inference.gibbs_estep.GibbsRun`'s statistics of one recorded pass, operation for operation
 and in the same order, so the results are the same doubles (tests/test_end_state.py): with
 Z_n = s_w + sum_k beta_wk N_dk - beta_{w z_n} (present topics ascending, s_w the pass's
-own smoothing totals, which `kernels.local_gibbs.gibbs_sweeps` hands out), S_j = sum_n 1 / Z_n over the entry's tokens in layout order and S_w the
-sum of S_j over the word's entries in entry order, word w's row is
+own smoothing totals, which `kernels.local_gibbs.gibbs_sweeps` hands out), S_j = sum_n 1 / Z_n
+over the entry's tokens in layout order and S_w the sum of S_j over the word's entries in
+entry order, word w's row is
 
     0 + S_w beta_wk alpha_k, then, entry after entry, on each present topic k of its document,
     + ((0 - sum_{n: z_n = k} beta_wk / Z_n) + S_j beta_wk N_dk).
