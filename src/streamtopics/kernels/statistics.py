@@ -292,6 +292,12 @@ def tree_block_totals(entry_word, entry_topic, block_entry_ptr, n_words, inverse
         depth += 1
     out = np.empty((n_words, n_topics))
     n_ranges = (n_words + 63) // 64
+    if n_blocks == 1:  # the result is the block's rows: each summed in place
+        for r in prange(n_ranges):
+            for w in range(64 * r, min(n_words, 64 * r + 64)):
+                _block_row(out[w], word_entries, word_ptr[w], word_ptr[w + 1], entry_topic,
+                           inverse, weights[w], alpha, divisor)
+        return out
     for r in prange(n_ranges):
         stack = np.empty((depth, n_topics))
         level = np.empty(depth, dtype=np.int64)
@@ -305,9 +311,9 @@ def tree_block_totals(entry_word, entry_topic, block_entry_ptr, n_words, inverse
                     stop += 1
                 present[top] = stop > m
                 level[top] = 0
-                if present[top]:  # a single block is the result: summed in place
-                    _block_row(out[w] if n_blocks == 1 else stack[top], word_entries[m:stop],
-                               entry_topic, inverse, weights[w], alpha, divisor)
+                if present[top]:
+                    _block_row(stack[top], word_entries, m, stop, entry_topic, inverse,
+                               weights[w], alpha, divisor)
                     m = stop
                 top += 1
                 while top >= 2 and level[top - 1] == level[top - 2]:
@@ -317,28 +323,30 @@ def tree_block_totals(entry_word, entry_topic, block_entry_ptr, n_words, inverse
             while top >= 2:
                 _merge_levels(stack, present, top - 2, top - 1)
                 top -= 1
-            if n_blocks > 1:
-                out[w] = stack[0]
+            out[w] = stack[0]
     return out
 
 
 @njit(cache=True, inline="always")
-def _block_row(row, entries, entry_topic, inverse, weights, alpha, divisor):
+def _block_row(row, entries, first, stop, entry_topic, inverse, weights, alpha, divisor):
     """One block's row of a word into ``row``: ``(0 + S beta_w alpha + the rows of
     ``entries``, in order) / divisor`` with S the sum of ``inverse`` over ``entries`` (left out
-    when ``inverse`` is empty), each loop over the topics on its own (`tree_block_totals`)."""
+    when ``inverse`` is empty; ``entries`` not empty), each loop over the topics on its own
+    (`tree_block_totals`), the division in the last entry's loop (the same operations in the
+    same order: one pass over the row less; x / 1 is x)."""
+    last = stop - 1
     if inverse.size:
         scale = 0.0
-        for e in entries:
-            scale += inverse[e]
+        for i in range(first, stop):
+            scale += inverse[entries[i]]
         for k in range(row.size):
             row[k] = 0.0 + scale * weights[k] * alpha[k]
     else:
         row[:] = 0.0
-    for e in entries:
-        values = entry_topic[e]
+    for i in range(first, last):
+        values = entry_topic[entries[i]]
         for k in range(row.size):
             row[k] += values[k]
-    if divisor != 1.0:
-        for k in range(row.size):
-            row[k] /= divisor
+    values = entry_topic[entries[last]]
+    for k in range(row.size):
+        row[k] = (row[k] + values[k]) / divisor
