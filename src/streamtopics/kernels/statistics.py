@@ -292,9 +292,13 @@ def tree_block_totals(entry_word, entry_topic, block_entry_ptr, n_words, inverse
         depth += 1
     out = np.empty((n_words, n_topics))
     n_ranges = (n_words + 63) // 64
-    if n_blocks == 1:  # the result is the block's rows: each summed in place
+    if n_blocks == 1:  # the result is the block's rows: each summed in place, the entry
+        # rows of the word ROWS_AHEAD ahead prefetched (scattered: `kernels.prefetch`)
         for r in prange(n_ranges):
             for w in range(64 * r, min(n_words, 64 * r + 64)):
+                if w + ROWS_AHEAD < n_words:
+                    for i in range(word_ptr[w + ROWS_AHEAD], word_ptr[w + ROWS_AHEAD + 1]):
+                        prefetch(entry_topic[word_entries[i]])
                 _block_row(out[w], word_entries, word_ptr[w], word_ptr[w + 1], entry_topic,
                            inverse, weights[w], alpha, divisor)
         return out
@@ -330,10 +334,10 @@ def tree_block_totals(entry_word, entry_topic, block_entry_ptr, n_words, inverse
 @njit(cache=True, inline="always")
 def _block_row(row, entries, first, stop, entry_topic, inverse, weights, alpha, divisor):
     """One block's row of a word into ``row``: ``(0 + S beta_w alpha + the rows of
-    ``entries``, in order) / divisor`` with S the sum of ``inverse`` over ``entries`` (left out
-    when ``inverse`` is empty; ``entries`` not empty), each loop over the topics on its own
-    (`tree_block_totals`), the division in the last entry's loop (the same operations in the
-    same order: one pass over the row less; x / 1 is x)."""
+    ``entries[first:stop]``, in order) / divisor`` with S the sum of ``inverse`` over those
+    entries (left out when ``inverse`` is empty; at least one entry), each loop over the topics
+    on its own (`tree_block_totals`), the division in the last entry's loop (the same operations
+    in the same order: one pass over the row less; x / 1 is x)."""
     last = stop - 1
     if inverse.size:
         scale = 0.0
