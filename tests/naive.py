@@ -397,7 +397,7 @@ def variational_passes(doc_ptr, entry_word, entry_count, weights, alpha, n_passe
     return gamma, entry_topic, digamma(gamma) - digamma(gamma.sum(axis=1, keepdims=True))
 
 
-# --- baselines of the online EM engine (issue 5) -----------------------------------------------
+# --- baselines of the online EM engine ---------------------------------------------------------
 def gibbs_sweeps_last_sample(doc_ptr, entry_word, entry_count, weights, alpha, seed, minibatch,
                              first_document, n_passes):
     """Twin of kernels.gibbs_estep.gibbs_sweeps with record_mode=RECORD_SAMPLE and only the last

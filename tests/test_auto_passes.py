@@ -1,4 +1,4 @@
-"""n_passes="auto" (issue 11, item 3): held-out documents decide how many passes `fit` runs."""
+"""n_passes="auto": held-out documents decide how many passes `fit` runs."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""The paper's baselines as presets of the one engine (issue 5): planted-topic recovery of every
+"""The paper's baselines as presets of the one engine: planted-topic recovery of every
 baseline, OLDA and batch VB against a plain NumPy Hoffman et al. (2010), the SGS last-sample
 recording against its twin, the Newton, Gamma-prior and eta updates against their equations,
 the corpus size D of Bayesian methods, and free composition of the four axes."""

@@ -1,4 +1,4 @@
-"""``batch_size`` has one owner, the model (issue 18): `train_stream` trains at the size the model
+"""``batch_size`` has one owner, the model: `train_stream` trains at the size the model
 saves, the full-batch chunk is not a model parameter, s_0 is sized by the first minibatch."""
 
 import json

@@ -1,11 +1,13 @@
-"""Bit identity: refactoring must not change what a seed trains (issue 18).
+"""Bit identity: a change that is not meant to change the model must not change what a seed
+trains, for every method.
 
 Each case trains a small model on a synthetic corpus made here with a fixed seed and compares
 the sha256 of its float64 ``components_`` and ``doc_topic_prior_`` (and, for a few cases, of
-``transform``) with a fingerprint recorded from main before the issue-18 refactoring began
-(commit ad67d6e). A difference of one bit anywhere fails. When a change is *meant* to alter the
-numbers, rerun this module as a script (``PYTHONPATH=src python tests/test_bit_identity.py``) to
-print the new fingerprints, and say in the commit why they moved.
+``transform``), and ``components_[0, 0]``, with a recorded fingerprint (`GOLDEN`). A difference
+of one bit anywhere fails. When a change is *meant* to alter the numbers (a new random stream, a
+different rounding), rerun this module as a script (``PYTHONPATH=src python
+tests/test_bit_identity.py``) to print the new fingerprints, paste them into `GOLDEN`, and say in
+the commit why they moved and how far (e.g. the largest relative change of a fitted model).
 
 One thread: results do not depend on the thread count (tests/test_thread_determinism.py), and
 one thread is the cheap way to run on a shared machine.
@@ -93,7 +95,7 @@ CASES = {
     "splda": _online("splda"),
     "sgs": _online("sgs"),
     "vargibbs": _online("vargibbs"),
-    # Full batch: the default size, which issue 18 kept as the E-step chunk (FULL_BATCH_CHUNK).
+    # Full batch: every step is the whole corpus, its E-step in chunks of FULL_BATCH_CHUNK (100).
     "batch-vb": _online("batch-vb", batch_size=100),
     "g-oem averaged": _online("g-oem", averaging=True),
     "olda updated eta": _online("olda", update_topic_word_prior=True),
@@ -119,18 +121,8 @@ def fingerprint(case: str) -> dict:
             "first": float(np.asarray(model.components_)[0, 0])}
 
 
-# Recorded on main at ad67d6e (before the issue-18 refactoring) with one numba thread; GibbsLDA
-# transforms moved on purpose at 88c8fdf (each document's streams keyed by its content); GibbsLDA's
-# phi^p moved in the last bits (at most 1e-14 relative, same chain) when the CGS_p soft counts
-# became a two-pass sum (issue 12, item 3), and with it the sparse case's transform. The Gibbs
-# online methods' ("auto" local sampler) moved on purpose when "auto" became the sparse kernel at
-# every K (issue 12; held-out equal within noise, docs/methods.md): the "dense" cases keep those
-# methods' earlier fingerprints, so the dense kernel is still pinned, and "g-oem++" took the
-# fingerprint of the former "g-oem++ sparse" case. Alpha's fixed point (g-oem, v-oem, splda and
-# their variants) moved in the last bits when its Newton steps took `kernels.special.trigamma`
-# for SciPy's zeta(2, x) as their derivative (issue 12; SciPy's digamma still defines the
-# equations): components_[0, 0] the same in every case; one debian pass at K = 100 gives models
-# equal to 1.5e-15 (G-OEM) and 1.8e-11 (V-OEM) relative (docs/methods.md).
+# Recorded with one numba thread. The Gibbs online methods run the sparse local kernel ("auto");
+# the "dense" cases pin the dense reference kernel.
 GOLDEN = {  # case: components, alpha, transform (sha256 prefixes), components_[0, 0]
     "CVB0LDA": dict(components="e92feae914351fed", alpha="0351a20942b1eef0",
         transform="3d73486ea502946b", first=0.04821735629983416),
@@ -152,11 +144,6 @@ GOLDEN = {  # case: components, alpha, transform (sha256 prefixes), components_[
         transform="a0275c60c8aae45a", first=0.007130169661177547),
     "g-oem train_stream": dict(components="be1bd0a11e42171d", alpha="8e0e17a6b6f74c4c",
         transform=None, first=0.016884703810354066),
-    # Added with issue 12 item 2: boosting with the sparse local kernel. Main at 22b388c gave
-    # components 76c1ad8631378e3e, transform c3f89aa254e893a6; the smoothing part of the
-    # recorded conditionals summed per word (GibbsRun._add_word_smoothing) moved last bits
-    # (max relative difference 1e-15 at K = 100 on debian; same alpha; components_[0, 0] was
-    # 0.0012871312798226492).
     "g-oem++": dict(components="82956c0826d32be0", alpha="ebe5533ca160589b",
         transform="850717bd1f69755e", first=0.001287131279822649),
     "g-oem++ dense": dict(components="ea88919cecc98eaf", alpha="0cf9b0b101122bec",

@@ -358,7 +358,7 @@ def test_same_seed_same_model_and_transform_leaves_model_alone(small):
 
 
 def test_transform_of_a_document_does_not_depend_on_its_row(small):
-    """Issue 11, 1b: prediction streams are keyed by the document's content, not its row."""
+    """Prediction streams are keyed by the document's content, not its row."""
     train, test = small
     model = GibbsLDA(3, iterations=20, burn_in=5, n_samples=2, n_chains=2,
                      random_state=0).fit(train)

@@ -1,4 +1,4 @@
-"""The E-step on Dask (issue 16): the same model for the same seed, on any backend, worker count
+"""The E-step on Dask: the same model for the same seed, on any backend, worker count
 and chunking; chunks carry only their own words' weights."""
 
 import json

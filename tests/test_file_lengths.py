@@ -1,4 +1,4 @@
-"""No module over 450 lines without a sentence in its docstring saying why (issue 18): a long
+"""No module over 450 lines without a sentence in its docstring saying why: a long
 file is a sign that two concerns share it, so one that stays long says so ("Over 450 lines
 because ...") where a reader looks first."""
 

@@ -1,4 +1,4 @@
-"""`streamtopics fit` streams a file by default (issue 18) and loads it only where needed,
+"""`streamtopics fit` streams a file by default and loads it only where needed,
 saying so; streaming gives the model that loading gives."""
 
 import json

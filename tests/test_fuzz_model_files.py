@@ -1,4 +1,4 @@
-"""Hostile model files, fuzzed (issue 8, item 4): `load_model`, `load_topic_parameters` and the
+"""Hostile model files, fuzzed: `load_model`, `load_topic_parameters` and the
 estimators' ``load`` either return the model that was saved (or, for a crafted file, a valid one)
 or raise `ModelFileError` naming the file. Never another exception, a hang, a NaN in beta or
 alpha, or an allocation sized by a forged ``.npy`` header.
@@ -385,8 +385,8 @@ def test_member_that_is_not_an_array(tmp_path):
 
 
 def test_a_corrupted_model_is_not_read_as_a_plain_archive(tmp_path):
-    """load_topic_parameters fell back to reading any file that failed load_model's checks as a
-    plain .npz: a model file whose alpha no longer matched its checksum was accepted."""
+    """A model file that fails load_model's checks (here its alpha does not match its checksum)
+    is refused by load_topic_parameters too, never read as a plain .npz archive."""
     path = tmp_path / "model.npz"
     persistence.save_model(path, {"beta": BETA, "alpha": ALPHA}, {})
     with np.load(path) as archive:

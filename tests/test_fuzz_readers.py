@@ -1,4 +1,4 @@
-"""Hostile input, fuzzed (issue 8, item 4): every corpus reader, fed random bytes, truncated files
+"""Hostile input, fuzzed: every corpus reader, fed random bytes, truncated files
 and corrupted files, either returns a correct corpus or raises `InputError` whose message names
 the file. Never another exception, a hang, or an allocation sized by an unverified header.
 

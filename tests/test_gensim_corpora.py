@@ -1,4 +1,4 @@
-"""gensim's corpora read directly (issue 17 item 5): a bag-of-words corpus with its Dictionary,
+"""gensim's corpora read directly: a bag-of-words corpus with its Dictionary,
 and the MatrixMarket file and text dictionary gensim writes, give the same counts and words."""
 
 import numpy as np

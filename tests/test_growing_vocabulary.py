@@ -1,4 +1,4 @@
-"""Growing vocabulary in streaming mode (issue 8, item 3): `OnlineLDA(grow_vocabulary=True,
+"""Growing vocabulary in streaming mode: `OnlineLDA(grow_vocabulary=True,
 max_vocabulary=...)`, `partial_fit_text` and `add_words`.
 
 Old topics must not move when unseen words merely arrive; training must go on and recover the

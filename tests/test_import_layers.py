@@ -1,4 +1,4 @@
-"""Imports flow one way (issue 18): a module imports only from its own layer or the layers
+"""Imports flow one way: a module imports only from its own layer or the layers
 below, parsed from the source with `ast` (function-level imports included), so a model added
 later cannot quietly tie the engine to an estimator or the kernels to the CLI.
 
@@ -13,7 +13,7 @@ later cannot quietly tie the engine to an estimator or the kernels to the CLI.
              reviews, dpp
     layer 7  cli, the package's __init__              the user's doors
 
-(The chain of the issue, kernels <- inference <- engine <- estimators <- evaluation/reporting <-
+(The chain kernels <- inference <- engine <- estimators <- evaluation/reporting <-
 cli, with evaluation beside inference: it never needs an estimator, and estimators use it for
 ``score`` and automatic passes.) `KNOWN` lists the upward imports that still exist, each with
 the move that removes it; the test fails when one disappears, so the list only shrinks.
@@ -35,7 +35,7 @@ LAYERS = {
     "cli": 7, "__init__": 7, "__main__": 7,
 }
 
-KNOWN: dict[tuple[str, str], str] = {}  # none left (issue 18 removed the last two)
+KNOWN: dict[tuple[str, str], str] = {}  # none
 
 
 def _unit(module: str) -> str:

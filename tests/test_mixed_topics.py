@@ -1,11 +1,10 @@
-"""Every preset on a corpus whose documents mix several topics (issue 11, item 4).
+"""Every preset on a corpus whose documents mix several topics.
 
-The shape of the issue's report, scaled down: K* = 10 topics ~ Dirichlet(0.1), lengths ~
-Poisson(60), per-topic alpha uniform in [0.05, 0.5] (mean about 0.3, so a typical document draws
-on several topics), V = 300 words, 3,000 training documents (30 minibatches). Before boosted
-methods stopped updating alpha after every local pass, V-OEM++ ended at mean alpha 112 and 124
-(seeds 0, 1) and 14 nats per document behind G-OEM here, SPLDA at 1.6 (alpha of unfinished local
-posteriors, see `streamtopics.engine`).
+K* = 10 topics ~ Dirichlet(0.1), lengths ~ Poisson(60), per-topic alpha uniform in [0.05, 0.5]
+(mean about 0.3, so a typical document draws on several topics), V = 300 words, 3,000 training
+documents (30 minibatches). A boosted method that updated alpha after every local pass would
+read the s2 of unfinished local posteriors and diverge here (V-OEM++ to mean alpha above 100,
+SPLDA to 1.6; see `streamtopics.engine`), which the alpha bound below catches.
 
 Each method must end with alpha within a factor 2 of the truth's mean (methods that learn alpha)
 and a held-out log-likelihood (left-to-right) within a few nats per document of G-OEM's with the
@@ -46,7 +45,7 @@ def _fit_and_score(method, mixed, seed=0):
     train, test, _ = mixed
     # Frequentist presets with the paper's MLE M-step (topic_word_prior=0): with the default
     # prior eta = 0.03 (V eta = 9 pseudo-counts per topic at V = 300) g-oem++ ends at mean alpha
-    # 0.119 instead of 0.160 (truth 0.298), g-oem at 0.161 instead of 0.171 (issue 11, to follow).
+    # 0.119 instead of 0.160 (truth 0.298), g-oem at 0.161 instead of 0.171.
     paper_prior = {"topic_word_prior": 0.0} if PRESETS[method].parameters == "smoothed" \
         and method != "sgs" else {}
     model = OnlineLDA(n_topics=N_TOPICS, method=method, random_state=seed,

@@ -1,4 +1,4 @@
-"""Issue 8, item 5: no NaN or infinity in any parameter across a grid of extreme settings.
+"""No NaN or infinity in any parameter across a grid of extreme settings.
 
 Grid: every online preset (`PRESETS`) plus `GibbsLDA` (alpha and eta re-estimated, so the
 priors move) and `CVB0LDA`, times K in {1, 3}, times alpha in {1e-6, 1e3}, times four corpora:

@@ -177,7 +177,7 @@ def test_bad_data_raise(small):
 
 @pytest.mark.parametrize("method", ["g-oem", "sgs", "v-oem"])
 def test_transform_of_a_document_does_not_depend_on_its_row(method, small):
-    """Issue 11, 1b: a document's random stream comes from its content and the model's seed."""
+    """A document's random stream comes from its content and the model's seed."""
     model = OnlineLDA(3, method=method, batch_size=40, local_passes=5, n_passes=1,
                       random_state=0).fit(small)
     counts = small.counts

@@ -1,4 +1,4 @@
-"""One vocabulary of parameter names across estimators (issue 18): `GibbsLDA` and `CVB0LDA`
+"""One vocabulary of parameter names across estimators: `GibbsLDA` and `CVB0LDA`
 take `OnlineLDA`'s names (doc_topic_prior, topic_word_prior, n_passes, callback); the old names
 still work for one release, with a FutureWarning, and give the same model."""
 

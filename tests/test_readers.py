@@ -1,5 +1,5 @@
 """Readers: every format round-trips to the same corpus, and every kind of bad input gives one
-`InputError` that names the file, the line and the problem (issue 2, "Bad input")."""
+`InputError` that names the file, the line and the problem."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`score` and `perplexity` (issue 11, item 2): left-to-right held-out likelihood, scikit-learn
+"""`score` and `perplexity`: left-to-right held-out likelihood, scikit-learn
 style, so that GridSearchCV can select K."""
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def test_grid_search_selects_by_score_and_rejects_too_few_topics(planted_ten):
 
 @pytest.mark.parametrize("corpus_seed", [3, 5])
 def test_grid_search_with_restarts_picks_the_planted_k(corpus_seed):
-    """Issue 11 item 2: with n_init = 3 restarts per fit, GridSearchCV picks the planted K = 10
+    """With n_init = 3 restarts per fit, GridSearchCV picks the planted K = 10
     against 5 and 20. These corpora are ones where a single run per fit picks 20 (measured over
     corpus seeds 2-5 at 600 and 1,000 documents: one run picks 10 in 3 of 8, three runs in 6 of
     8, five in 7 of 8)."""

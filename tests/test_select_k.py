@@ -1,4 +1,4 @@
-"""select-k (issue 17 item 6): held-out scores by K, the one-standard-error rule, and the
+"""select-k: held-out scores by K, the one-standard-error rule, and the
 command on a planted corpus, where it must recommend the true K."""
 
 import json

@@ -1,4 +1,4 @@
-"""Same seed, same model, whatever the number of numba threads (DESIGN.md, habit 4).
+"""Same seed, same model, whatever the number of numba threads.
 
 The alpha used here (K = 12, random) has sums that are not exact in floating point, so a
 reduction whose rounding depends on how the work is split between threads (numba turns a

@@ -1,4 +1,4 @@
-"""The topic-word prior of the frequentist presets (issue 11, item 1): the M-step is the
+"""The topic-word prior of the frequentist presets: the M-step is the
 posterior mean (eta + N s1) / (V eta + N row sums); eta = 0 is the paper's MLE."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Training over streams (issue 8, items 1-2): `train_stream` equals `fit`; checkpoints resume
+"""Training over streams: `train_stream` equals `fit`; checkpoints resume
 bit-identically after an interruption, including a real child process killed with SIGKILL at
 random moments (during a step or a checkpoint write); checkpoints of another run are refused."""
 
@@ -303,7 +303,7 @@ def _run_child(script, corpus, checkpoint, settings, kill_after=None, delay=0.0,
 def test_sigkilled_process_resumes_bit_identical(tmp_path, corpus_dir):
     """A child process training with a checkpoint after every minibatch is killed with SIGKILL
     at 4 random points (seeded: a random minibatch, then a random delay of up to 5 ms into what
-    follows, where a step takes about 1 ms and its checkpoint write 2 ms, so a kill lands inside
+    follows, longer than a step and its checkpoint write on this corpus, so a kill lands inside
     a step, a checkpoint write or the wait for the parent) and once inside a checkpoint write
     for certain; each time the checkpoint on disk still loads (never torn),
     and the run resumed after the last kill ends with a model bit-identical to an uninterrupted

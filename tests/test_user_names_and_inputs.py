@@ -1,4 +1,4 @@
-"""What a scikit-learn or gensim user types (issue 17 item 7): K as n_components or num_topics,
+"""What a scikit-learn or gensim user types: K as n_components or num_topics,
 raw text in memory (a list of strings, token lists, a pandas Series) read by load_corpus and
 refused by fit with a message saying how to count it, and model selection that cannot choose
 from scores that all failed."""

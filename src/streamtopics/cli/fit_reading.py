@@ -1,4 +1,4 @@
-"""Whether `streamtopics fit` streams its input or loads it: streaming is the default (issue 18).
+"""Whether `streamtopics fit` streams its input or loads it: streaming is the default.
 
 An online method reads a file a minibatch at a time (`training.train_stream`), so memory depends
 on the minibatch and the model, never on the file (Dupuy & Bach 2016, Algorithm 1 sees each
@@ -26,7 +26,7 @@ from ..inference.presets import PRESETS
 STREAMED_FORMATS = ("uci", "corpus-dir", *TEXT_FORMATS)
 LOAD_LIMIT_MB = 256.0
 """Default ``--load-limit``: the largest input (MB on disk) loaded to make several passes. A
-docword file takes about 6 times its size in memory once loaded (bench/results/fit_streaming)."""
+docword file takes about 6 times its size in memory once loaded (docs/streaming.md)."""
 
 
 @dataclass(frozen=True)

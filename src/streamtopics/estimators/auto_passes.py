@@ -1,6 +1,6 @@
 """``n_passes="auto"``: as many passes over a finite corpus as still improve held-out documents.
 
-Why (issue 11, item 3): one pass of online EM over a corpus of a few thousand documents is a few
+Why: one pass of online EM over a corpus of a few thousand documents is a few
 dozen steps, far from a fixed point of EM. On newsarticles (3,402 documents, 34 minibatches of
 100) at K = 20, one pass of G-OEM scores 7 nats per document behind scikit-learn's online LDA,
 two passes 10 nats ahead, five passes 22 ahead, ten 26 ahead; neither the minibatch size, P = 50

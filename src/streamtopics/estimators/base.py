@@ -54,7 +54,7 @@ class TopicModelEstimator:
     """Base class: ``get_params``/``set_params`` (so ``sklearn.base.clone`` works), ``top_words``,
     ``save``/``load`` through the safe model file (`streamtopics.persistence`)."""
 
-    # Deprecated parameter names -> their names now (one vocabulary across estimators, issue 18).
+    # Deprecated parameter names -> their names now (one vocabulary across estimators).
     _renamed_parameters: dict[str, str] = {}
     # Other libraries' names of a parameter, accepted for good and without a warning: what a
     # scikit-learn or gensim user types (``n_components``, ``num_topics`` for ``n_topics``).

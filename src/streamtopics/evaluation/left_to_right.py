@@ -31,8 +31,8 @@ from ..kernels.evaluation import left_to_right_kernel
 from . import _inputs
 from .results import HeldOutLikelihood
 
-# From this many topics on, sampler="auto" runs the sparse sweeps (their speed-up grows with K,
-# and at K = 10 the dense ones are faster: bench/results/left_to_right_sparse.md).
+# From this many topics on, sampler="auto" runs the sparse sweeps: their speed-up grows with K,
+# and at K = 10 the dense ones are faster (docs/methods.md, "The local Gibbs sampler").
 SPARSE_MIN_TOPICS = 32
 
 
@@ -65,10 +65,9 @@ def left_to_right(beta, alpha, documents, n_particles: int = 20, resample: bool 
         chunk of documents (e.g. ``tqdm.update``); it does not change the results.
     sampler : how each Gibbs update and draw is sampled: "dense" (O(K), the reference),
         "sparse" (O(topics present in the particle), the two-bucket sampler of the E-step) or
-        "auto" (sparse from `SPARSE_MIN_TOPICS` topics on; on newsarticles the sparse one is
-        0.94x the dense one's speed at K = 10, 1.15x at 20, 1.5x at 32 and 3.5x at
-        100: bench/results/left_to_right_sparse.md). Both run the same algorithm; for one seed
-        their numbers differ within Monte Carlo noise.
+        "auto" (sparse from `SPARSE_MIN_TOPICS` topics on, where it is the faster one: its gain
+        grows with K; docs/methods.md). Both run the same algorithm; for one seed their numbers
+        differ within Monte Carlo noise.
     """
     beta, alpha = _inputs.topic_parameters(beta, alpha)
     n_particles = _inputs.check_count(n_particles, "n_particles", 1)

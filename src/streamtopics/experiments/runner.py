@@ -49,8 +49,8 @@ class CellFailure(Exception):
 
 def step_decay_for(kappa: float) -> float:
     """Deprecated (FutureWarning; removed in the next release): kappa itself. kappa = 0 runs
-    with the ``constant`` step size (see `cell_method`), and since issue 18 only the polynomial
-    step size checks ``step_decay``, so 0 no longer needs replacing."""
+    with the ``constant`` step size (see `cell_method`), and only the polynomial step size
+    checks ``step_decay``, so 0 needs no replacing."""
     warnings.warn("step_decay_for is deprecated: pass kappa as step_decay", FutureWarning,
                   stacklevel=2)
     return kappa
