@@ -1,8 +1,5 @@
-"""``batch_size`` has one owner, the model: `train_stream` trains at the size the model
-saves, the full-batch chunk is not a model parameter, s_0 is sized by the first minibatch."""
-
-import json
-import warnings
+"""``batch_size`` has one owner, the model: `train_stream` trains at the size the model saves,
+the full-batch chunk is not a model parameter, s_0 is sized by the first minibatch."""
 
 import numpy as np
 import pytest
@@ -28,22 +25,16 @@ def _model(batch_size):
 
 
 def test_train_stream_trains_at_the_batch_size_the_model_saves(docword, tmp_path):
-    """The defect: ``train_stream(model, source, batch_size=50)`` on a model built with 100
-    trained at 50 and saved 100. Now the argument (deprecated) sets the model's, so the model
-    file says what was trained, and the result is that of a model built with 50."""
-    model = _model(100)
-    with pytest.warns(FutureWarning, match="the model owns its batch size"):
-        result = train_stream(model, docword, batch_size=40)
-    assert model.batch_size == 40 and result.steps == 3 and model.n_steps_ == 3
+    """The model owns its batch size: `train_stream` takes no other, trains at the model's and
+    the model file says what was trained."""
+    model = _model(40)
+    result = train_stream(model, docword)
+    assert result.steps == 3 and model.n_steps_ == 3
     model.save(tmp_path / "model.npz")
     _, metadata = load_model(tmp_path / "model.npz")
     assert metadata["parameters"]["batch_size"] == 40
-    reference = _model(40)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        train_stream(reference, docword)
-    np.testing.assert_array_equal(model.components_, reference.components_)
-    assert json.dumps(metadata["parameters"])  # the saved parameters are the model's
+    with pytest.raises(TypeError, match="unexpected keyword argument 'batch_size'"):
+        train_stream(_model(100), docword, batch_size=40)
 
 
 def test_the_model_batch_size_sizes_the_stream(docword):

@@ -65,7 +65,7 @@ def _online_stream(corpus):
 
 def _gibbs(sampler, estimator="p"):
     def train(corpus):
-        model = GibbsLDA(3, iterations=30, burn_in=10, lag=2, n_samples=3, sampler=sampler,
+        model = GibbsLDA(3, n_passes=30, burn_in=10, lag=2, n_samples=3, sampler=sampler,
                          estimator=estimator, random_state=7)
         model.fit(corpus)
         return model, model.transform(corpus.counts[:10])
@@ -73,13 +73,13 @@ def _gibbs(sampler, estimator="p"):
 
 
 def _gibbs_optimised(corpus):
-    model = GibbsLDA(3, iterations=30, burn_in=10, lag=2, n_samples=3, n_chains=2,
+    model = GibbsLDA(3, n_passes=30, burn_in=10, lag=2, n_samples=3, n_chains=2,
                      optimize_alpha=True, optimize_eta=True, optimize_interval=5, random_state=7)
     return model.fit(corpus), None
 
 
 def _cvb0(corpus):
-    model = CVB0LDA(3, iterations=20, transform_iterations=10, random_state=7).fit(corpus)
+    model = CVB0LDA(3, n_passes=20, transform_passes=10, random_state=7).fit(corpus)
     return model, model.transform(corpus.counts[:10])
 
 

@@ -320,7 +320,7 @@ def test_recovers_planted_topics(planted, sampler, estimator):
     """Planted topics (K=5, V=200, 400 documents of ~60 tokens) are recovered: mean total
     variation to the truth after Hungarian matching below 0.06 (observed 0.032-0.033)."""
     corpus, truth = planted
-    model = GibbsLDA(5, iterations=120, burn_in=60, lag=5, n_samples=5, sampler=sampler,
+    model = GibbsLDA(5, n_passes=120, burn_in=60, lag=5, n_samples=5, sampler=sampler,
                      estimator=estimator, random_state=0)
     theta = model.fit_transform(corpus)
     assert matched_tv(model.components_, truth.beta).mean() < 0.06
@@ -331,8 +331,9 @@ def test_recovers_planted_topics(planted, sampler, estimator):
 
 def test_optimised_priors_approach_the_truth(planted):
     corpus, truth = planted
-    model = GibbsLDA(5, alpha=1.0, eta=0.5, optimize_alpha=True, optimize_eta=True,
-                     iterations=100, burn_in=20, n_samples=1, random_state=1).fit(corpus)
+    model = GibbsLDA(5, doc_topic_prior=1.0, topic_word_prior=0.5, optimize_alpha=True,
+                     optimize_eta=True, n_passes=100, burn_in=20, n_samples=1,
+                     random_state=1).fit(corpus)
     assert np.all(np.abs(model.doc_topic_prior_ - 0.1) < 0.06)
     assert 0.02 < model.topic_word_prior_ < 0.1
     assert matched_tv(model.components_, truth.beta).mean() < 0.1
@@ -347,8 +348,8 @@ def small():
 
 def test_same_seed_same_model_and_transform_leaves_model_alone(small):
     train, test = small
-    a = GibbsLDA(3, iterations=30, burn_in=10, n_samples=2, random_state=5).fit(train)
-    b = GibbsLDA(3, iterations=30, burn_in=10, n_samples=2, random_state=5).fit(train)
+    a = GibbsLDA(3, n_passes=30, burn_in=10, n_samples=2, random_state=5).fit(train)
+    b = GibbsLDA(3, n_passes=30, burn_in=10, n_samples=2, random_state=5).fit(train)
     np.testing.assert_array_equal(a.components_, b.components_)
     before = a.components_.copy()
     first = a.transform(test)
@@ -360,7 +361,7 @@ def test_same_seed_same_model_and_transform_leaves_model_alone(small):
 def test_transform_of_a_document_does_not_depend_on_its_row(small):
     """Prediction streams are keyed by the document's content, not its row."""
     train, test = small
-    model = GibbsLDA(3, iterations=20, burn_in=5, n_samples=2, n_chains=2,
+    model = GibbsLDA(3, n_passes=20, burn_in=5, n_samples=2, n_chains=2,
                      random_state=0).fit(train)
     counts = test.counts
     proportions = model.transform(counts)
@@ -373,14 +374,14 @@ def test_transform_of_a_document_does_not_depend_on_its_row(small):
 
 def test_several_chains_keep_the_most_likely(small):
     train, _ = small
-    model = GibbsLDA(3, iterations=20, burn_in=5, n_chains=3, random_state=0).fit(train)
+    model = GibbsLDA(3, n_passes=20, burn_in=5, n_chains=3, random_state=0).fit(train)
     assert len(model.chain_log_likelihoods_) == 3
     assert model.log_likelihood_ == max(model.chain_log_likelihoods_)
 
 
 def test_transform_accepts_matrices_token_lists_and_other_vocabularies(small):
     train, test = small
-    model = GibbsLDA(3, iterations=20, burn_in=5, n_samples=2, random_state=0).fit(train)
+    model = GibbsLDA(3, n_passes=20, burn_in=5, n_samples=2, random_state=0).fit(train)
     expected = model.transform(test)
     np.testing.assert_array_equal(model.transform(test.counts), model.transform(
         Corpus(test.counts)))
@@ -394,7 +395,8 @@ def test_transform_accepts_matrices_token_lists_and_other_vocabularies(small):
 
 def test_save_load_round_trip_and_parameters(small, tmp_path):
     train, test = small
-    model = GibbsLDA(3, alpha=0.2, iterations=20, burn_in=5, n_samples=2, random_state=0).fit(train)
+    model = GibbsLDA(3, doc_topic_prior=0.2, n_passes=20, burn_in=5, n_samples=2,
+                     random_state=0).fit(train)
     model.save(tmp_path / "gibbs.npz")
     loaded = GibbsLDA.load(tmp_path / "gibbs.npz")
     np.testing.assert_array_equal(loaded.components_, model.components_)
@@ -404,12 +406,13 @@ def test_save_load_round_trip_and_parameters(small, tmp_path):
     assert type(model)(**model.get_params()).get_params() == model.get_params()
 
 
-@pytest.mark.parametrize("params", [{"n_topics": 0}, {"alpha": -1.0}, {"eta": 0.0},
-                                    {"iterations": 0}, {"lag": 0}, {"estimator": "mean"},
-                                    {"sampler": "alias"}, {"alpha": [0.1, 0.2]}])
+@pytest.mark.parametrize("params", [{"n_topics": 0}, {"doc_topic_prior": -1.0},
+                                    {"topic_word_prior": 0.0}, {"n_passes": 0}, {"lag": 0},
+                                    {"estimator": "mean"}, {"sampler": "alias"},
+                                    {"doc_topic_prior": [0.1, 0.2]}])
 def test_invalid_parameters_fail_clearly(small, params):
     with pytest.raises(ValueError):
-        GibbsLDA(**{"n_topics": 3, "iterations": 2, **params}).fit(small[0])
+        GibbsLDA(**{"n_topics": 3, "n_passes": 2, **params}).fit(small[0])
 
 
 def test_empty_corpus_and_unfitted_model_fail_clearly():
@@ -422,10 +425,12 @@ def test_empty_corpus_and_unfitted_model_fail_clearly():
 @pytest.mark.parametrize("sampler", ["sparse", "dense"])
 def test_corner_cases_one_topic_one_word_empty_documents(sampler):
     corpus = Corpus.from_token_lists([[0, 1, 1], [], [2, 2, 0, 1]], n_words=3)
-    model = GibbsLDA(1, eta=0.5, iterations=3, burn_in=1, sampler=sampler, random_state=0)
+    model = GibbsLDA(1, topic_word_prior=0.5, n_passes=3, burn_in=1, sampler=sampler,
+                     random_state=0)
     np.testing.assert_allclose(model.fit_transform(corpus), 1.0)
     np.testing.assert_allclose(model.components_, [[2.5 / 8.5, 3.5 / 8.5, 2.5 / 8.5]])
     one_word = Corpus.from_token_lists([[0, 0], [0], []], n_words=1)
-    theta = GibbsLDA(3, iterations=3, sampler=sampler, random_state=0).fit(one_word).transform(one_word)
+    theta = GibbsLDA(3, n_passes=3, sampler=sampler,
+                     random_state=0).fit(one_word).transform(one_word)
     np.testing.assert_allclose(theta[1:], 1 / 3)
     np.testing.assert_allclose(theta.sum(axis=1), 1.0)

@@ -61,14 +61,14 @@ def test_recovers_planted_topics():
     0.033)."""
     corpus, truth = generate_synthetic(n_topics=5, n_words=200, n_documents=400, alpha=0.1,
                                        topic_concentration=0.05, seed=11)
-    model = CVB0LDA(5, iterations=60, random_state=0).fit(corpus)
+    model = CVB0LDA(5, n_passes=60, random_state=0).fit(corpus)
     assert matched_tv(model.components_, truth.beta).mean() < 0.06
 
 
 def test_estimator_api(tiny, tmp_path):
     corpus, _ = tiny
-    model = CVB0LDA(3, iterations=20, random_state=2).fit(corpus)
-    again = CVB0LDA(3, iterations=20, random_state=2).fit(corpus)
+    model = CVB0LDA(3, n_passes=20, random_state=2).fit(corpus)
+    again = CVB0LDA(3, n_passes=20, random_state=2).fit(corpus)
     np.testing.assert_array_equal(model.components_, again.components_)
     before = model.components_.copy()
     theta = model.transform(corpus)
@@ -79,4 +79,4 @@ def test_estimator_api(tiny, tmp_path):
     np.testing.assert_array_equal(loaded.transform(corpus), theta)
     assert loaded.n_iter_ == 20
     with pytest.raises(ValueError):
-        CVB0LDA(3, iterations=0).fit(corpus)
+        CVB0LDA(3, n_passes=0).fit(corpus)

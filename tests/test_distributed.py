@@ -21,7 +21,8 @@ from streamtopics.inference.estep_chunks import (BLOCK_DOCUMENTS, ChunkTask, chu
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.stats import MinibatchStats
 from streamtopics.persistence import load_model
-from streamtopics.training import read_checkpoint, train_stream
+from streamtopics.checkpoint import read_checkpoint
+from streamtopics.training import train_stream
 
 from helpers import Interrupted, stop_at
 

@@ -148,7 +148,7 @@ def test_kappa_zero_is_the_constant_step_one(source):
     assert runner.cell_method(Cell(**{**cell.as_dict(), "method": "sgs"})) == "sgs"  # 1/i stays
     steps = []
     model = OnlineLDA(n_topics=3, method=method, batch_size=50, local_passes=3,
-                      step_decay=runner.step_decay_for(0.0), n_passes=1, random_state=0)
+                      step_decay=0.0, n_passes=1, random_state=0)
     model.fit(source.split(0, 200, 30).train, callback=lambda _, report: steps.append(report.rho))
     assert steps == [1.0] * 4
     assert Cell("c", 0, 0, "g-oem", 3, kappa=1).key() == Cell("c", 0, 0, "g-oem", 3, kappa=1.0).key()

@@ -44,7 +44,8 @@ VOCABULARY = np.array(["apple", "naïve", "日本"])
 
 def fitted(estimator_class):
     """An estimator with a known fitted state, made without fitting (no sampler compilation)."""
-    model = estimator_class(n_topics=2, alpha=0.2, eta=0.01, random_state=3)
+    model = estimator_class(n_topics=2, doc_topic_prior=0.2, topic_word_prior=0.01,
+                            random_state=3)
     model.components_, model.doc_topic_prior_, model.vocabulary_ = BETA, ALPHA, VOCABULARY
     model.topic_word_prior_, model.n_iter_ = 0.01, 7
     if estimator_class is GibbsLDA:
@@ -174,8 +175,8 @@ JSON_VALUES = st.recursive(
     lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children,
                                                                       max_size=3),
     max_leaves=8)
-PARAMETER_NAMES = ["n_topics", "alpha", "eta", "iterations", "random_state", "estimator",
-                   "bogus"]
+PARAMETER_NAMES = ["n_topics", "doc_topic_prior", "topic_word_prior", "n_passes", "random_state",
+                   "estimator", "bogus"]
 
 
 HOSTILE_METADATA = st.fixed_dictionaries({

@@ -24,7 +24,8 @@ from streamtopics.corpus.readers import iter_raw_documents
 from streamtopics.corpus.synthetic import generate_synthetic
 from streamtopics.errors import InputError
 from streamtopics.estimators.online_lda import OnlineLDA
-from streamtopics.training import read_checkpoint, train_stream
+from streamtopics.checkpoint import read_checkpoint
+from streamtopics.training import train_stream
 
 from helpers import Interrupted, matched_tv, stop_at
 

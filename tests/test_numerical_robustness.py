@@ -56,16 +56,16 @@ ALPHAS = [1e-6, 1e3]
 def _model(method: str, n_topics: int, alpha: float, **options):
     if method == "gibbs":
         # eta at the same extreme as alpha; both priors re-estimated (Minka) every 2 sweeps
-        return GibbsLDA(n_topics, alpha=alpha, eta=alpha, iterations=6, burn_in=2, lag=1,
-                        n_samples=2, optimize_alpha=True, optimize_eta=True, optimize_interval=2,
-                        random_state=0, **options)
+        return GibbsLDA(n_topics, doc_topic_prior=alpha, topic_word_prior=alpha, n_passes=6,
+                        burn_in=2, lag=1, n_samples=2, optimize_alpha=True, optimize_eta=True,
+                        optimize_interval=2, random_state=0, **options)
     if method == "gibbs-dense-standard":
-        return GibbsLDA(n_topics, alpha=alpha, eta=alpha, iterations=6, burn_in=2, lag=1,
-                        n_samples=2, sampler="dense", estimator="standard", random_state=0,
-                        **options)
+        return GibbsLDA(n_topics, doc_topic_prior=alpha, topic_word_prior=alpha, n_passes=6,
+                        burn_in=2, lag=1, n_samples=2, sampler="dense", estimator="standard",
+                        random_state=0, **options)
     if method == "cvb0":
-        return CVB0LDA(n_topics, alpha=alpha, eta=alpha, iterations=5, transform_iterations=3,
-                       random_state=0, **options)
+        return CVB0LDA(n_topics, doc_topic_prior=alpha, topic_word_prior=alpha, n_passes=5,
+                       transform_passes=3, random_state=0, **options)
     settings = {"local_passes": 2, "batch_size": 2, "n_passes": 2, "random_state": 0}
     return OnlineLDA(n_topics, method=method, doc_topic_prior=alpha, **{**settings, **options})
 

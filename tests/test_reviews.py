@@ -107,9 +107,9 @@ def test_held_out_order_follows_the_generating_model(planted, reducer):
     train, test = slice(0, N_TRAIN), slice(N_TRAIN, None)
     counts, held_out = planted.counts[train], planted.counts[test]
     grouped, items, rows = group_documents(counts, planted.items[train])
-    lda_c = GibbsLDA(5, iterations=100, burn_in=50, random_state=0)
+    lda_c = GibbsLDA(5, n_passes=100, burn_in=50, random_state=0)
     item_theta = lda_c.fit_transform(grouped)
-    lda_0 = GibbsLDA(5, iterations=100, burn_in=50, random_state=0).fit(counts)
+    lda_0 = GibbsLDA(5, n_passes=100, burn_in=50, random_state=0).fit(counts)
     lda_r_c = OpinionLDA(5).fit(counts, reducer.reduced_, item_theta[rows], lda_c.components_)
     test_rows = np.searchsorted(items, planted.items[test])
     scores = {

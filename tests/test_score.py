@@ -23,8 +23,8 @@ def planted_ten():
 
 @pytest.mark.parametrize("make", [
     lambda: OnlineLDA(10, local_passes=5, n_passes=2, random_state=1),
-    lambda: GibbsLDA(10, iterations=30, random_state=1),
-    lambda: CVB0LDA(10, iterations=30, random_state=1),
+    lambda: GibbsLDA(10, n_passes=30, random_state=1),
+    lambda: CVB0LDA(10, n_passes=30, random_state=1),
 ])
 def test_score_is_left_to_right_mean_and_perplexity_per_token(make, planted_ten):
     corpus, _ = planted_ten

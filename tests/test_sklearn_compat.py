@@ -24,23 +24,13 @@ TRAINING_ESTIMATES = ("fit_transform returns the training chain's own document-t
                       "transform re-infers them with the topics fixed (different samples or "
                       "iterations of the same posterior, not equal to 0.01)")
 
-RENAMED_CATCH_ALL = ("n_components and num_topics (scikit-learn's and gensim's names of n_topics) "
-                     "and the deprecated parameter names (issue 18: alpha, eta, iterations) come "
-                     "in through a ** catch-all, kept out of get_params so that clone and "
-                     "GridSearchCV see one name per parameter; the check passes every signature "
-                     "entry, the catch-all too, as a keyword, and an unknown keyword is a "
-                     "TypeError at construction")
-
 EXPECTED_FAILURES = {
-    "OnlineLDA": {"check_transformer_data_not_an_array": LISTS_ARE_DOCUMENTS,
-                  "check_do_not_raise_errors_in_init_or_set_params": RENAMED_CATCH_ALL},
+    "OnlineLDA": {"check_transformer_data_not_an_array": LISTS_ARE_DOCUMENTS},
     "GibbsLDA": {"check_transformer_data_not_an_array": LISTS_ARE_DOCUMENTS,
-                 "check_transformer_general": TRAINING_ESTIMATES,
-                 "check_do_not_raise_errors_in_init_or_set_params": RENAMED_CATCH_ALL},
+                 "check_transformer_general": TRAINING_ESTIMATES},
     "OnlineHDP": {"check_transformer_data_not_an_array": LISTS_ARE_DOCUMENTS},
     "CVB0LDA": {"check_transformer_data_not_an_array": LISTS_ARE_DOCUMENTS,
-                "check_transformer_general": TRAINING_ESTIMATES,
-                "check_do_not_raise_errors_in_init_or_set_params": RENAMED_CATCH_ALL},
+                "check_transformer_general": TRAINING_ESTIMATES},
 }
 
 # Small but real settings: the checks fit dozens of times on tiny matrices.

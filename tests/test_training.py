@@ -18,7 +18,9 @@ import pytest
 
 from streamtopics import GibbsLDA, InputError, ModelFileError, OnlineLDA
 from streamtopics.corpus import read_corpus_dir, sources, write_synthetic_corpus
-from streamtopics.training import LineStream, read_checkpoint, train_stream
+from streamtopics.checkpoint import read_checkpoint
+from streamtopics.corpus.sources import LineStream
+from streamtopics.training import train_stream
 
 from helpers import Interrupted, numba_threads, stop_at
 
@@ -123,7 +125,8 @@ def test_checkpoints_of_another_run_are_refused(tmp_path, corpus_dir):
     write_synthetic_corpus(other, n_topics=K, n_words=V, n_documents=D, mean_length=40, seed=12)
     cases = [
         (dict(source=other), "bytes of the source differ|bytes, the checkpoint"),
-        (dict(batch_size=25), "batch size 50 in the checkpoint, 25 now"),
+        (dict(model=OnlineLDA(**dict(SETTINGS, batch_size=25))),
+         "batch_size = 50 in the checkpoint, 25 now; batch size 50 in the checkpoint, 25 now"),
         (dict(model=OnlineLDA(**dict(SETTINGS, local_passes=6))), "local_passes = 5"),
         (dict(model=OnlineLDA(**dict(SETTINGS, random_state=4))), "random_state = 3"),
         (dict(model=OnlineLDA(**dict(SETTINGS, method="v-oem"))), "method = 'g-oem'"),

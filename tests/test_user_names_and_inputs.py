@@ -1,9 +1,7 @@
-"""What a scikit-learn or gensim user types: K as n_components or num_topics,
-raw text in memory (a list of strings, token lists, a pandas Series) read by load_corpus and
-refused by fit with a message saying how to count it, and model selection that cannot choose
-from scores that all failed."""
-
-import warnings
+"""What a scikit-learn or gensim user types: a grid over K (``n_topics``), raw text in memory
+(a list of strings, token lists, a pandas Series) read by load_corpus and refused by fit with a
+message saying how to count it, and model selection that cannot choose from scores that all
+failed."""
 
 import numpy as np
 import pytest
@@ -23,28 +21,13 @@ def planted_texts(n_documents=60, seed=0) -> list[str]:
             for d in range(n_documents)]
 
 
-@pytest.mark.parametrize("estimator", ESTIMATORS)
-def test_n_components_and_num_topics_are_n_topics(estimator):
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # an alias is not deprecated: no warning
-        model = estimator(n_components=4)
-        assert (model.n_topics, model.n_components, model.num_topics) == (4, 4, 4)
-        assert model.get_params()["n_topics"] == 4 and "n_components" not in model.get_params()
-        assert model.set_params(n_components=7).n_topics == 7
-        assert estimator(num_topics=3).n_topics == 3
-    with pytest.raises(TypeError, match="n_topics=3 and its alias n_components=5: give one"):
-        estimator(n_topics=3, n_components=5)
-    with pytest.raises(TypeError, match="unexpected keyword argument 'n_comp'"):
-        estimator(n_comp=3)
-
-
-def test_grid_search_over_n_components_fits_that_many_topics():
+def test_grid_search_over_n_topics_fits_that_many_topics():
     sklearn = pytest.importorskip("sklearn")
     from sklearn.model_selection import GridSearchCV
     counts = load_corpus(planted_texts(), min_count=1, max_df=1.0).counts
-    search = GridSearchCV(CVB0LDA(n_passes=30, random_state=0), {"n_components": [2, 3]},
+    search = GridSearchCV(CVB0LDA(n_passes=30, random_state=0), {"n_topics": [2, 3]},
                           cv=3, refit=best_finite_index).fit(counts)
-    assert search.best_estimator_.components_.shape[0] == search.best_params_["n_components"]
+    assert search.best_estimator_.components_.shape[0] == search.best_params_["n_topics"]
     assert sklearn is not None
 
 

@@ -22,24 +22,22 @@ from __future__ import annotations
 
 import copy
 import time
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from .checkpoint import (CHECKPOINT_FORMAT, Checkpoint, StreamPosition, read_checkpoint,
-                         remove_stale_temporaries, source_differences, write_checkpoint)
+from .checkpoint import (Checkpoint, StreamPosition, read_checkpoint, remove_stale_temporaries,
+                         source_differences, write_checkpoint)
 from .corpus.corpus import ReadReport
 from .corpus.files import resolve_vocabulary
-from .corpus.sources import PREFIX_BYTES, LineStream, MinibatchSource, open_source
+from .corpus.sources import MinibatchSource, open_source
 from .errors import InputError, ModelFileError
 from .persistence import topic_parameters
 from .inference.presets import resolve_method
 
-__all__ = ["train_stream", "TrainingResult", "StreamPosition", "Checkpoint", "read_checkpoint",
-           "write_checkpoint", "LineStream", "CHECKPOINT_FORMAT", "PREFIX_BYTES"]
+__all__ = ["train_stream", "TrainingResult"]
 
 
 @dataclass
@@ -102,7 +100,7 @@ def _restore(path, model, arrays: dict, metadata: dict) -> None:
 
 
 # --- the loop -----------------------------------------------------------------------------------
-def train_stream(model, source, *, batch_size: int | None = None, n_passes: int | None = None,
+def train_stream(model, source, *, n_passes: int | None = None,
                  vocabulary=None, format: str | None = None, text_field: str = "text",
                  encoding: str = "utf-8", errors: str = "strict", split: str = "train", checkpoint=None, checkpoint_every: int = 10_000,
                  resume: bool = False,
@@ -119,9 +117,6 @@ def train_stream(model, source, *, batch_size: int | None = None, n_passes: int 
     n_passes : passes over the source; default the model's ``n_passes`` ("auto": one pass).
         A stream or an iterator allows one pass. Minibatches have the model's ``batch_size``
         (its one owner, saved with the model).
-    batch_size : deprecated (FutureWarning), removed in the next release: sets the model's
-        ``batch_size`` (``model.set_params(batch_size=...)``) so that the model file records
-        the size it was trained at. Set it on the model instead.
     vocabulary : the vocabulary of raw text (a word list or vocab file; default the fitted
         model's), or of a docword file (default its ``vocab.*`` sibling).
 
@@ -147,8 +142,7 @@ def train_stream(model, source, *, batch_size: int | None = None, n_passes: int 
     progress : called with the `StreamPosition` after every step.
     """
     started = time.perf_counter()
-    n_passes = _checked_arguments(model, batch_size, n_passes, checkpoint, resume,
-                                  checkpoint_every)
+    n_passes = _checked_arguments(model, n_passes, checkpoint, resume, checkpoint_every)
     stored = None
     if checkpoint is not None:
         checkpoint = Path(checkpoint)
@@ -215,19 +209,11 @@ def train_stream(model, source, *, batch_size: int | None = None, n_passes: int 
                           _text_report(model, source) if source.raw else source.report)
 
 
-def _checked_arguments(model, batch_size, n_passes, checkpoint, resume,
-                       checkpoint_every: int) -> int:
-    """Check what `train_stream` was given (the deprecated ``batch_size`` sets the model's);
-    the number of passes to run."""
+def _checked_arguments(model, n_passes, checkpoint, resume, checkpoint_every: int) -> int:
+    """Check what `train_stream` was given; the number of passes to run."""
     if not hasattr(model, "partial_fit"):
         raise TypeError(f"{type(model).__name__} has no partial_fit: train_stream trains online "
                         f"estimators such as OnlineLDA")
-    if batch_size is not None:
-        warnings.warn("train_stream(batch_size=...) is deprecated and will be removed in the "
-                      "next release: the model owns its batch size, set it there "
-                      "(OnlineLDA(batch_size=...) or model.set_params(batch_size=...))",
-                      FutureWarning, stacklevel=3)
-        model.set_params(batch_size=batch_size)
     if n_passes is None:
         # "auto" (`OnlineLDA`'s default) holds documents out of a corpus in memory; a stream
         # gets one pass unless told otherwise.

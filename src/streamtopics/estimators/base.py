@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,25 +39,10 @@ class PassReport:
     n_pass: int
 
 
-def _deprecated(message: str) -> None:
-    warnings.warn(message + "; the old name will be removed in the next release",
-                  FutureWarning, stacklevel=4)
-
-
-N_TOPICS_ALIASES = {"n_components": "n_topics", "num_topics": "n_topics"}
-"""scikit-learn's name of K (``LatentDirichletAllocation(n_components=...)`` since 0.19) and
-gensim's (``LdaModel(num_topics=...)``), accepted by the estimators that have ``n_topics``."""
-
-
 class TopicModelEstimator:
     """Base class: ``get_params``/``set_params`` (so ``sklearn.base.clone`` works), ``top_words``,
     ``save``/``load`` through the safe model file (`streamtopics.persistence`)."""
 
-    # Deprecated parameter names -> their names now (one vocabulary across estimators).
-    _renamed_parameters: dict[str, str] = {}
-    # Other libraries' names of a parameter, accepted for good and without a warning: what a
-    # scikit-learn or gensim user types (``n_components``, ``num_topics`` for ``n_topics``).
-    _parameter_aliases: dict[str, str] = {}
     # Each subclass's `validation` table; the papers' symbols of parameter names, for messages.
     _parameter_constraints: dict[str, list] = {}
     _parameter_symbols = {"doc_topic_prior": "alpha", "topic_word_prior": "eta"}
@@ -67,65 +51,19 @@ class TopicModelEstimator:
     _execution_parameters: tuple[str, ...] = ()
 
     # --- scikit-learn parameter protocol ---------------------------------------------------------
-    def _take_renamed(self, renamed: dict) -> None:
-        """Store values given to ``__init__`` under deprecated names or aliases under their own
-        names. An alias given beside its parameter, set to another value than the default, is
-        a TypeError (which one would win?)."""
-        defaults = {name: p.default for name, p in inspect.signature(type(self)).parameters.items()}
-        for old, value in renamed.items():
-            new = self._parameter_aliases.get(old)
-            if new is not None:
-                mine = getattr(self, new)
-                if mine != defaults[new] and mine != value:
-                    raise TypeError(f"{type(self).__name__}() got {new}={mine!r} and its alias "
-                                    f"{old}={value!r}: give one")
-            else:
-                new = self._renamed_parameters.get(old)
-                if new is None:
-                    raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument "
-                                    f"{old!r}")
-                _deprecated(f"{type(self).__name__}: parameter {old!r} is now {new!r}")
-            setattr(self, new, value)
-
-    @classmethod
-    def _own_name(cls, name: str, warn: bool = True) -> str | None:
-        """The parameter an alias or a deprecated name stands for (FutureWarning for the
-        deprecated ones when ``warn``); None when ``name`` is neither."""
-        if name in cls._parameter_aliases:
-            return cls._parameter_aliases[name]
-        new = cls._renamed_parameters.get(name)
-        if new is not None and warn:
-            _deprecated(f"{cls.__name__}: parameter {name!r} is now {new!r}")
-        return new
-
-    def __getattr__(self, name: str):
-        """An alias or a deprecated parameter name reads its parameter."""
-        new = type(self)._own_name(name)
-        if new is None:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        return getattr(self, new)
-
-    def _pass_observer(self, callback, progress, chains: bool = True):
-        """The (chain, pass) -> None observer of a batch fit: ``callback(self, PassReport)``
-        and the deprecated ``progress`` (``progress(chain, pass)``, or ``progress(pass)`` when
-        not ``chains``); None when neither is given."""
-        if progress is not None:
-            _deprecated(f"{type(self).__name__}.fit: progress= is now callback=(model, report)")
-        if callback is None and progress is None:
+    def _pass_observer(self, callback):
+        """The (chain, pass) -> None observer of a batch fit that calls
+        ``callback(self, PassReport)``; None when there is no callback."""
+        if callback is None:
             return None
 
         def observe(chain: int, n_pass: int) -> None:
-            if progress is not None:
-                progress(chain, n_pass) if chains else progress(n_pass)
-            if callback is not None:
-                callback(self, PassReport(chain, n_pass))
+            callback(self, PassReport(chain, n_pass))
         return observe
 
     @classmethod
     def _parameter_names(cls) -> list[str]:
-        signature = inspect.signature(cls.__init__)
-        return [name for name, p in signature.parameters.items()
-                if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        return [name for name in inspect.signature(cls.__init__).parameters if name != "self"]
 
     def get_params(self, deep: bool = True) -> dict:
         return {name: getattr(self, name) for name in self._parameter_names()}
@@ -133,7 +71,6 @@ class TopicModelEstimator:
     def set_params(self, **params):
         valid = set(self._parameter_names())
         for name, value in params.items():
-            name = self._own_name(name) or name
             if name not in valid:
                 raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}")
             setattr(self, name, value)
@@ -362,9 +299,7 @@ class TopicModelEstimator:
                                  f"not a {cls.__name__}")
         persistence.topic_parameters(arrays, path)  # beta, alpha, vocabulary consistent and finite
         try:
-            # files written before a parameter was renamed name it by its old name
-            model = cls(**{cls._renamed_parameters.get(name, name): value
-                           for name, value in metadata.get("parameters", {}).items()})
+            model = cls(**metadata.get("parameters", {}))
             model._restore_state(arrays, metadata)
         except (KeyError, TypeError, ValueError) as error:
             raise ModelFileError(f"{path}: incomplete or inconsistent {cls.__name__} model "

@@ -1,7 +1,7 @@
 """What the batch estimators share (`GibbsLDA`, `CVB0LDA`, the Labeled LDA family): input
 conversion (a `Corpus`, a D x V count matrix, scipy sparse or dense, or a list of token-id
 sequences), the fitted vocabulary and the mapping of new documents onto it, the seed of a fit,
-the constraints of their priors and their parameters' earlier names.
+the constraints of their priors.
 """
 
 from __future__ import annotations
@@ -37,9 +37,6 @@ BATCH_PRIORS = {
     "topic_word_prior": [Interval(Real, 0, None, "neither")],
     "random_state": RANDOM_STATE,
 }
-# The names these estimators had before they took `OnlineLDA`'s, accepted with a
-# FutureWarning until the next release.
-RENAMED_PARAMETERS = {"alpha": "doc_topic_prior", "eta": "topic_word_prior", "iterations": "n_passes"}
 
 
 def prior_vector(value, size: int) -> np.ndarray:

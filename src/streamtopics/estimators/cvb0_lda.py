@@ -8,8 +8,7 @@ import numpy as np
 
 from ..inference import cvb0
 from ..validation import Integral, Interval, Real, validate_parameters
-from .base import N_TOPICS_ALIASES
-from .batch import BATCH_PRIORS, RENAMED_PARAMETERS, BatchTopicModel, prior_vector
+from .batch import BATCH_PRIORS, BatchTopicModel, prior_vector
 
 
 class CVB0LDA(BatchTopicModel):
@@ -20,12 +19,9 @@ class CVB0LDA(BatchTopicModel):
     passes per new document with the topics fixed; priors ``doc_topic_prior`` (alpha) and
     ``topic_word_prior`` (eta) as `GibbsLDA`'s. Fitted attributes: ``components_``
     (equation 2 on soft counts), ``doc_topic_prior_``, ``topic_word_prior_``,
-    ``vocabulary_``, ``n_iter_``. Deprecated names (FutureWarning, removed in the next
-    release): ``alpha``, ``eta``, ``iterations``, ``transform_iterations``; ``fit(progress=)``.
+    ``vocabulary_``, ``n_iter_``.
     """
 
-    _renamed_parameters = {**RENAMED_PARAMETERS, "transform_iterations": "transform_passes"}
-    _parameter_aliases = N_TOPICS_ALIASES
     _parameter_constraints = {
         **BATCH_PRIORS, "n_passes": [Interval(Integral, 1, None)],
         "tolerance": [Interval(Real, 0, None)],
@@ -34,7 +30,7 @@ class CVB0LDA(BatchTopicModel):
 
     def __init__(self, n_topics: int = 10, doc_topic_prior=0.1, topic_word_prior: float = 0.01,
                  n_passes: int = 100, tolerance: float = 0.0, transform_passes: int = 50,
-                 random_state=None, **renamed):
+                 random_state=None):
         self.n_topics = n_topics
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
@@ -42,20 +38,17 @@ class CVB0LDA(BatchTopicModel):
         self.tolerance = tolerance
         self.transform_passes = transform_passes
         self.random_state = random_state
-        self._take_renamed(renamed)
 
-    def fit(self, X, y=None, *, callback=None, progress=None, feature_names=None):
+    def fit(self, X, y=None, *, callback=None, feature_names=None):
         """Run CVB0; ``callback(model, report)`` is called after every pass with a
-        `PassReport` (chain 0). ``progress(pass)``: deprecated. ``feature_names``: the V
-        words of the columns (a DataFrame's columns name them too)."""
-        self.fit_transform(X, callback=callback, progress=progress,
-                           feature_names=feature_names)
+        `PassReport` (chain 0). ``feature_names``: the V words of the columns (a DataFrame's
+        columns name them too)."""
+        self.fit_transform(X, callback=callback, feature_names=feature_names)
         return self
 
-    def fit_transform(self, X, y=None, *, callback=None, progress=None,
-                      feature_names=None) -> np.ndarray:
+    def fit_transform(self, X, y=None, *, callback=None, feature_names=None) -> np.ndarray:
         """Fit and return the training documents' topic proportions (D x K)."""
-        observe = self._pass_observer(callback, progress, chains=False)
+        observe = self._pass_observer(callback)
         corpus = self._training_corpus(X, feature_names)
         alpha = prior_vector(self.doc_topic_prior, self.n_topics)
         result = cvb0.fit_cvb0(corpus.counts, self.n_topics, alpha, self.topic_word_prior,

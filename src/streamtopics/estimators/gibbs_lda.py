@@ -13,8 +13,7 @@ import numpy as np
 from ..inference import cgs
 from ..inference.mallet_state import read_mallet_state
 from ..validation import BOOLEAN, Integral, Interval, Options, validate_parameters
-from .base import N_TOPICS_ALIASES
-from .batch import BATCH_PRIORS, RENAMED_PARAMETERS, BatchTopicModel, prior_vector
+from .batch import BATCH_PRIORS, BatchTopicModel, prior_vector
 
 
 class GibbsLDA(BatchTopicModel):
@@ -22,7 +21,7 @@ class GibbsLDA(BatchTopicModel):
 
     Parameters
     ----------
-    n_topics : K (also accepted as ``n_components`` or ``num_topics``: `base.N_TOPICS_ALIASES`).
+    n_topics : K.
     doc_topic_prior : alpha, the document-topic prior, a number (symmetric) or K numbers.
     topic_word_prior : eta, the topic-word prior (symmetric), the paper's beta.
     optimize_alpha, optimize_eta : re-estimate the priors by Minka's fixed point every
@@ -58,13 +57,8 @@ class GibbsLDA(BatchTopicModel):
     ``topic_word_prior_`` (eta), ``vocabulary_``, ``topic_word_counts_`` (K x V int32, the
     kept chain's final sample), ``log_likelihood_`` (its log p(w, z), nats),
     ``chain_log_likelihoods_``, ``random_seed_``, ``n_iter_``.
-
-    Deprecated names (FutureWarning, removed in the next release): ``alpha``, ``eta``,
-    ``iterations``; ``fit(progress=)``.
     """
 
-    _renamed_parameters = {**RENAMED_PARAMETERS}
-    _parameter_aliases = N_TOPICS_ALIASES
     _parameter_constraints = {
         **BATCH_PRIORS,
         "optimize_alpha": [BOOLEAN], "optimize_eta": [BOOLEAN],
@@ -80,8 +74,7 @@ class GibbsLDA(BatchTopicModel):
                  optimize_alpha: bool = False, optimize_eta: bool = False,
                  optimize_interval: int = 10, n_passes: int = 200, burn_in: int = 50,
                  lag: int = 5, n_samples: int = 10, n_chains: int = 1, estimator: str = "p",
-                 sampler: str = "sparse", parallel_blocks: int = 0, random_state=None,
-                 **renamed):
+                 sampler: str = "sparse", parallel_blocks: int = 0, random_state=None):
         self.n_topics = n_topics
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
@@ -97,21 +90,18 @@ class GibbsLDA(BatchTopicModel):
         self.sampler = sampler
         self.parallel_blocks = parallel_blocks
         self.random_state = random_state
-        self._take_renamed(renamed)
 
-    def fit(self, X, y=None, *, callback=None, progress=None, feature_names=None):
+    def fit(self, X, y=None, *, callback=None, feature_names=None):
         """Sample; ``callback(model, report)`` is called after every sweep with a `PassReport`
-        (the chain and the sweep). ``progress(chain, sweep)``: deprecated.
-        ``feature_names``: the V words of the columns (a DataFrame's columns name them too)."""
-        self.fit_transform(X, callback=callback, progress=progress,
-                           feature_names=feature_names)
+        (the chain and the sweep). ``feature_names``: the V words of the columns (a
+        DataFrame's columns name them too)."""
+        self.fit_transform(X, callback=callback, feature_names=feature_names)
         return self
 
-    def fit_transform(self, X, y=None, *, callback=None, progress=None,
-                      feature_names=None) -> np.ndarray:
+    def fit_transform(self, X, y=None, *, callback=None, feature_names=None) -> np.ndarray:
         """Fit and return the training documents' topic proportions (D x K) from the kept
         chain's samples (theta^p or theta, aligned with ``components_``)."""
-        observe = self._pass_observer(callback, progress)
+        observe = self._pass_observer(callback)
         corpus = self._training_corpus(X, feature_names)
         alpha = prior_vector(self.doc_topic_prior, self.n_topics)
         seed = self._fit_seed()

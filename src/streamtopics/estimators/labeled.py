@@ -182,12 +182,8 @@ class LabeledLDA(_LabelModel):
     names), ``label_frequency_`` (training documents per label), ``training_alpha_``,
     ``doc_topic_prior_`` (alpha at prediction), ``meta_labeler_``, ``vocabulary_``,
     ``log_likelihood_`` (mean over chains of log p(w, z)), ``random_seed_``, ``n_iter_``.
-
-    Deprecated names (FutureWarning, removed in the next release): ``alpha``, ``eta``;
-    ``fit(progress=)``.
     """
 
-    _renamed_parameters = {"alpha": "doc_topic_prior", "eta": "topic_word_prior"}
     _parameter_constraints = {
         "doc_topic_prior": [None, Interval(Real, 0, None, "neither"), VECTOR],
         "topic_word_prior": [Interval(Real, 0, None, "neither")],
@@ -200,7 +196,7 @@ class LabeledLDA(_LabelModel):
 
     def __init__(self, doc_topic_prior=None, topic_word_prior: float = 0.1, burn_in: int = 50,
                  lag: int = 5, n_samples: int = 1, n_chains: int = 1, estimator: str = "p",
-                 sampler: str = "sparse", n_labels="meta", random_state=None, **renamed):
+                 sampler: str = "sparse", n_labels="meta", random_state=None):
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
         self.burn_in = burn_in
@@ -211,7 +207,6 @@ class LabeledLDA(_LabelModel):
         self.sampler = sampler
         self.n_labels = n_labels
         self.random_state = random_state
-        self._take_renamed(renamed)
 
     # --- parameters ------------------------------------------------------------------------------
     def _training_alpha(self, n_topics: int) -> np.ndarray:
@@ -233,12 +228,11 @@ class LabeledLDA(_LabelModel):
         return training_alpha
 
     # --- training --------------------------------------------------------------------------------
-    def fit(self, X, Y, *, callback=None, progress=None):
+    def fit(self, X, Y, *, callback=None):
         """Fit on documents ``X`` and their labels ``Y`` (D x L 0/1 matrix, scipy sparse or
         dense, or one list of labels per document; every document needs a label).
-        ``callback(model, report)`` is called after every sweep with a `PassReport`;
-        ``progress(chain, sweep)``: deprecated."""
-        observe = self._pass_observer(callback, progress)
+        ``callback(model, report)`` is called after every sweep with a `PassReport`."""
+        observe = self._pass_observer(callback)
         corpus = self._training_corpus(X)
         mask = self._learn_labels(corpus, Y)
         n_topics = self.classes_.size
@@ -305,13 +299,13 @@ class PriorLDA(LabeledLDA):
     def __init__(self, doc_topic_prior=None, topic_word_prior: float = 0.1, burn_in: int = 50,
                  lag: int = 5, n_samples: int = 1, n_chains: int = 1, estimator: str = "p",
                  sampler: str = "sparse", n_labels="meta", alpha_scale: float = 50.0,
-                 alpha_floor: float = 30.0, random_state=None, **renamed):
+                 alpha_floor: float = 30.0, random_state=None):
         self.alpha_scale = alpha_scale
         self.alpha_floor = alpha_floor
         super().__init__(doc_topic_prior=doc_topic_prior, topic_word_prior=topic_word_prior,
                          burn_in=burn_in, lag=lag, n_samples=n_samples, n_chains=n_chains,
                          estimator=estimator, sampler=sampler, n_labels=n_labels,
-                         random_state=random_state, **renamed)
+                         random_state=random_state)
 
     # alpha_floor > 0 also gives a label never seen in training a positive alpha.
     _parameter_constraints = {**LabeledLDA._parameter_constraints,

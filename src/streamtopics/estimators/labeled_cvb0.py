@@ -81,7 +81,7 @@ class LabeledCVB0LDA(_LabelSets):
     def fit(self, X, Y, *, callback=None):
         """Fit on documents ``X`` and their labels ``Y`` (as `LabeledLDA.fit`);
         ``callback(model, report)`` after every pass of every chain (a `PassReport`)."""
-        observe = self._pass_observer(callback, None)
+        observe = self._pass_observer(callback)
         corpus = self._training_corpus(X)
         mask = self._learn_labels(corpus, Y)
         n_topics = self.classes_.size

@@ -39,8 +39,7 @@ class LabeledOnlineLDA(_LabelModel):
     batch_size, local_passes, step_offset, step_decay, topic_word_prior, random_state : as
         `OnlineLDA` (minibatch size, local Gibbs passes P, rho_i = (tau0 + i)^-kappa, eta).
     n_passes : passes over the documents in `fit` (one: a stream).
-    doc_topic_prior : training alpha, a number or one per label; None: 50 / K (equation 58);
-        ``alpha``: its deprecated name (FutureWarning).
+    doc_topic_prior : training alpha, a number or one per label; None: 50 / K (equation 58).
     prior, alpha_scale, alpha_floor : alpha for new documents: equation 59 with these constants
         ("frequency"), or the training alpha ("symmetric").
     burn_in, lag, n_samples, n_chains, estimator, n_labels : prediction, as `LabeledLDA`.
@@ -76,7 +75,7 @@ class LabeledOnlineLDA(_LabelModel):
                  n_passes: int = 1, doc_topic_prior=None, prior: str = "frequency",
                  alpha_scale: float = 50.0, alpha_floor: float = 30.0, burn_in: int = 50,
                  lag: int = 5, n_samples: int = 1, n_chains: int = 1, estimator: str = "p",
-                 n_labels="meta", random_state=None, **renamed):
+                 n_labels="meta", random_state=None):
         self.method = method
         self.batch_size = batch_size
         self.local_passes = local_passes
@@ -95,9 +94,7 @@ class LabeledOnlineLDA(_LabelModel):
         self.estimator = estimator
         self.n_labels = n_labels
         self.random_state = random_state
-        self._take_renamed(renamed)
 
-    _renamed_parameters = {"alpha": "doc_topic_prior"}
     _training_alpha = LabeledLDA._training_alpha
 
     def _online_model(self, n_topics: int) -> OnlineLDA:

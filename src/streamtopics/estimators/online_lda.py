@@ -38,7 +38,7 @@ from ..inference.presets import (PRESETS, Method, PartSettings, build_parts,
 from ..validation import (BOOLEAN, InstanceOf, Integral, Interval, Options, PositiveVector, Real,
                           validate_parameters)
 from . import auto_passes
-from .base import N_TOPICS_ALIASES, RANDOM_STATE, NotFittedError, TopicModelEstimator
+from .base import RANDOM_STATE, NotFittedError, TopicModelEstimator
 
 
 def _counts_and_vocabulary(documents) -> tuple[sp.csr_matrix, np.ndarray | None]:
@@ -100,8 +100,7 @@ class OnlineLDA(TopicModelEstimator):
 
     Parameters
     ----------
-    n_topics : K >= 1 (also accepted as ``n_components``, scikit-learn's name, or
-        ``num_topics``, gensim's; `base.N_TOPICS_ALIASES`).
+    n_topics : K >= 1.
     method : preset name ("g-oem", "g-oem++", "v-oem", "v-oem++", "olda", "svb", "splda", "sgs",
         "vargibbs", "batch-vb"; see docs/methods.md) or a `Method`.
     batch_size : documents per minibatch in `fit` and `streamtopics.training.train_stream`
@@ -189,7 +188,7 @@ class OnlineLDA(TopicModelEstimator):
                  random_state=None, corpus_size=None, topic_word_prior=None,
                  update_topic_word_prior: bool = False, grow_vocabulary: bool = False,
                  max_vocabulary=None, n_init: int = 1, local_sampler: str = "auto",
-                 backend="serial", **aliases):
+                 backend="serial"):
         self.n_topics = n_topics
         self.method = method
         self.batch_size = batch_size
@@ -208,7 +207,6 @@ class OnlineLDA(TopicModelEstimator):
         self.n_init = n_init
         self.local_sampler = local_sampler
         self.backend = backend
-        self._take_renamed(aliases)
 
     # --- parameters ----------------------------------------------------------------------------
     # Checked once, when training starts (`validation.validate_parameters`). The step size's
@@ -235,7 +233,6 @@ class OnlineLDA(TopicModelEstimator):
         "backend": [Options(BACKENDS), BackendObject()],
     }
     _execution_parameters = ("backend",)
-    _parameter_aliases = N_TOPICS_ALIASES
     _parameter_symbols = {**TopicModelEstimator._parameter_symbols, "step_offset": "tau0",
                           "step_decay": "kappa", "corpus_size": "D, the documents of the corpus"}
 

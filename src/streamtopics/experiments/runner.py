@@ -15,7 +15,6 @@ runs the others, and writes
 from __future__ import annotations
 
 import json
-import warnings
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from collections.abc import Callable
@@ -45,15 +44,6 @@ class UnavailableCell(Exception):
 class CellFailure(Exception):
     """Training produced parameters the held-out evaluation refuses (e.g. topics that are not
     distributions); the cell is reported as failed and not stored, so a later run retries it."""
-
-
-def step_decay_for(kappa: float) -> float:
-    """Deprecated (FutureWarning; removed in the next release): kappa itself. kappa = 0 runs
-    with the ``constant`` step size (see `cell_method`), and only the polynomial step size
-    checks ``step_decay``, so 0 needs no replacing."""
-    warnings.warn("step_decay_for is deprecated: pass kappa as step_decay", FutureWarning,
-                  stacklevel=2)
-    return kappa
 
 
 def cell_method(cell: Cell):
