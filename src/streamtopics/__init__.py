@@ -10,11 +10,10 @@ from .corpus import (Corpus, DocwordStream, ReadReport, TextStream, from_sparse,
                      map_to_vocabulary, preprocess_documents, read_corpus_dir, shuffle_split,
                      stream_minibatches, tokenize, write_corpus_dir)
 from .corpus.synthetic import SyntheticTruth, generate_synthetic
+from .dpp import LowRankDPP
 from .errors import InputError, ModelFileError, StreamtopicsError
-from .estimators import CVB0LDA, GibbsLDA, OnlineLDA, load_estimator
-from .estimators.labeled import LabeledLDA, PriorLDA
-from .estimators.labeled_cvb0 import LabeledCVB0LDA
-from .estimators.labeled_online import LabeledOnlineLDA
+from .estimators import (CVB0LDA, GibbsLDA, LabeledCVB0LDA, LabeledLDA, LabeledOnlineLDA,
+                         OnlineHDP, OnlineLDA, PriorLDA, load_estimator)
 from .training import train_stream
 
 __all__ = [
@@ -23,8 +22,7 @@ __all__ = [
     "preprocess_documents", "map_to_vocabulary", "tokenize", "shuffle_split",
     "stream_minibatches", "DocwordStream", "TextStream",
     "SyntheticTruth", "generate_synthetic",
-    "OnlineLDA", "GibbsLDA", "CVB0LDA", "load_estimator", "train_stream",
+    "OnlineLDA", "OnlineHDP", "GibbsLDA", "CVB0LDA", "load_estimator", "train_stream",
+    "LabeledLDA", "PriorLDA", "LabeledOnlineLDA", "LabeledCVB0LDA", "LowRankDPP",
     "InputError", "ModelFileError", "StreamtopicsError",
-    "LabeledLDA", "PriorLDA", "LabeledOnlineLDA",
-    "LabeledCVB0LDA",
 ]
