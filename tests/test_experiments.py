@@ -13,6 +13,7 @@ from streamtopics.cli.main import main
 from streamtopics.corpus.synthetic import generate_synthetic
 from streamtopics.errors import InputError
 from streamtopics.estimators.online_lda import OnlineLDA
+from streamtopics.validation import ParameterError
 from streamtopics.experiments import (EXPERIMENTS, Cell, CellStore, CorpusSource, Options,
                                       SyntheticSpec, run_experiment)
 from streamtopics.experiments.cells import CELL_FORMAT
@@ -115,8 +116,8 @@ def test_plots_are_written_with_matplotlib_and_skipped_without(tmp_path, source,
 
 
 def test_missing_parts_are_skipped_with_a_message_and_not_stored(tmp_path, source):
-    options = Options(methods=("g-oem",), kappas=(0.5,), alpha_updates=("fixed", "no-such-update"),
-                      **{**TINY, "seeds": (0,)})
+    options = Options(methods=("g-oem",), step_decays=(0.5,),
+                      alpha_updates=("fixed", "no-such-update"), **{**TINY, "seeds": (0,)})
     messages = []
     report = run_experiment(EXPERIMENTS["alpha-update"], source, options, tmp_path,
                             log=messages.append)
@@ -140,8 +141,8 @@ def test_fixed_alpha_is_the_true_alpha_on_synthetic_data(source):
     assert other_k["initial_alpha"] == "1/K" and other_k["alpha_mean"] == pytest.approx(0.5)
 
 
-def test_kappa_zero_is_the_constant_step_one(source):
-    cell = Cell(corpus=source.identity, split=0, seed=0, method="g-oem", n_topics=3, kappa=0,
+def test_step_decay_zero_is_the_constant_step_one(source):
+    cell = Cell(corpus=source.identity, split=0, seed=0, method="g-oem", n_topics=3, step_decay=0,
                 batch_size=50, local_passes=3, n_train=200, n_test=30, n_particles=5)
     method = runner.cell_method(cell)
     assert method.step_size == "constant" and method.local == "gibbs"
@@ -151,7 +152,17 @@ def test_kappa_zero_is_the_constant_step_one(source):
                       step_decay=0.0, n_passes=1, random_state=0)
     model.fit(source.split(0, 200, 30).train, callback=lambda _, report: steps.append(report.rho))
     assert steps == [1.0] * 4
-    assert Cell("c", 0, 0, "g-oem", 3, kappa=1).key() == Cell("c", 0, 0, "g-oem", 3, kappa=1.0).key()
+    assert (Cell("c", 0, 0, "g-oem", 3, step_decay=1).key()
+            == Cell("c", 0, 0, "g-oem", 3, step_decay=1.0).key())
+
+
+def test_a_step_decay_out_of_range_is_refused_by_the_estimator(tmp_path, source):
+    """The experiments name kappa as the estimator does, ``step_decay``, and leave its range to
+    the estimator's one check (its polynomial step size)."""
+    options = Options(methods=("g-oem",), step_decays=(1.5,), alpha_updates=("fixed",),
+                      **{**TINY, "seeds": (0,)})
+    with pytest.raises(ParameterError, match=r"step decay \(kappa\) must lie in \(0, 1\], got 1.5"):
+        run_experiment(EXPERIMENTS["alpha-update"], source, options, tmp_path)
 
 
 def test_fields_added_later_keep_stored_keys(tmp_path):
@@ -184,7 +195,7 @@ def test_splits_and_restriction_to_training_words():
 
 def test_experiment_command_end_to_end(tmp_path, capsys):
     argv = ["experiment", "all", "synthetic", "-o", str(tmp_path), "--train-docs", "150",
-            "--test-docs", "20", "--topics", "3", "--seeds", "0", "--kappas", "0.5,1",
+            "--test-docs", "20", "--topics", "3", "--seeds", "0", "--step-decays", "0.5,1",
             "--methods", "g-oem,v-oem", "--local-passes", "2", "--batch-size", "50",
             "--particles", "3", "--synthetic-topics", "3", "--synthetic-words", "25", "--json"]
     assert main(argv) == 0

@@ -12,9 +12,10 @@ import pytest
 import scipy.io
 import scipy.sparse as sp
 
-from streamtopics.corpus import (Corpus, ReadReport, detect_format, from_sparse, generate_synthetic,
-                                 iter_raw_documents, load_corpus, read_corpus_dir, read_ldac,
-                                 read_matrix_market, read_uci, read_vocabulary, write_corpus_dir)
+from streamtopics.corpus import (Corpus, ReadReport, TextStream, detect_format, from_sparse,
+                                 generate_synthetic, iter_raw_documents, load_corpus,
+                                 read_corpus_dir, read_ldac, read_matrix_market, read_uci,
+                                 read_vocabulary, stream_minibatches, write_corpus_dir)
 from streamtopics.errors import InputError
 
 # A small corpus whose every number is known: 3 documents over 4 words.
@@ -140,7 +141,8 @@ def test_text_formats_map_onto_a_vocabulary_and_count_unknown_words(tmp_path, fm
         for i, t in enumerate(TEXTS):
             write(path / f"{i:02d}.txt", t)
     assert detect_format(path) == fmt
-    corpus = load_corpus(path, text_field="body", column="body", vocabulary=["apples", "cherry", "date"])
+    field = {"text_field": "body"} if fmt in ("jsonl", "csv") else {}  # the others have none
+    corpus = load_corpus(path, **field, vocabulary=["apples", "cherry", "date"])
     assert [t.tolist() for t in corpus.tokens] == [[0], [1, 1, 2], [0, 0, 2]]
     # "and" and "bananas" are unknown: dropped and counted, not lost silently.
     assert corpus.report.tokens_dropped == {"not in the vocabulary": 2}
@@ -266,6 +268,36 @@ def test_bad_text_input(tmp_path, name, text, line, problem):
         list(iter_raw_documents(path))
     assert error.value.path == str(path) and error.value.line == line
     assert problem in str(error.value)
+
+
+@pytest.mark.parametrize("name, text, problem", [
+    ("d.jsonl", '{"body": "a b"}\n', ", line 1: no field 'message' (fields: body)"),
+    ("d.csv", "id,body\n1,a b\n", ", line 1: no column 'message' (columns: id, body)"),
+    ("d.txt", "a b\n", ": no field 'message': text input has no fields"),
+    ("docword.d.txt", "1\n2\n1\n1 1 2\n", ": no field 'message': uci input has no fields"),
+])
+def test_an_unknown_text_field_is_an_error_for_every_format(tmp_path, name, text, problem):
+    """One name, ``text_field``, for the field or column holding the text, in every reader: a
+    field the input does not have names the file, the field and the fields there are (a CSV's
+    was silently ignored when the option had another name)."""
+    path = write(tmp_path / name, text)
+    vocabulary = write(tmp_path / "vocab.txt", "a\nb\n")
+    readers = [lambda: load_corpus(path, text_field="message"),
+               lambda: load_corpus(path, text_field="message", vocabulary=vocabulary),
+               lambda: list(stream_minibatches(path, 10, vocabulary, text_field="message")
+                            if name.startswith("docword") else
+                            TextStream(path, vocabulary, text_field="message"))]
+    for read in readers:
+        with pytest.raises(InputError) as error:
+            read()
+        assert str(error.value).startswith(f"{path}{problem}")
+    directory = tmp_path / "texts"
+    directory.mkdir()
+    write(directory / "one.txt", "a b")
+    with pytest.raises(InputError, match="no field 'message': txt-dir input has no fields"):
+        load_corpus(directory, text_field="message")
+    with pytest.raises(InputError, match="no field 'message': in-memory input has no fields"):
+        load_corpus(["a b"], text_field="message")
 
 
 def test_non_utf8_is_replaced_and_counted_when_asked(tmp_path):

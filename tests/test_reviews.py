@@ -197,7 +197,7 @@ def test_cli_compares_every_model_on_reviews_with_ratings(tmp_path, capsys):
     _write_reviews(tmp_path, data, slice(0, 800), "train")
     _write_reviews(tmp_path, data, slice(800, 900), "test")
     code = main(["reviews", str(tmp_path), "-k", "5", "--user-field", "user", "--item-field",
-                 "item", "--rating-field", "stars", "--iterations", "60", "--json"])
+                 "item", "--rating-field", "stars", "--passes", "60", "--json"])
     assert code == 0
     result = json.loads(capsys.readouterr().out)
     scores = result["log_perplexity"]
@@ -231,7 +231,7 @@ def test_supervised_lda_recovers_a_planted_regression():
     frequencies = np.array([np.bincount(z, minlength=4) / 80 for z in assignments])
     coefficients = np.array([1.0, 4.0, 7.0, 10.0])
     ratings = frequencies @ coefficients + rng.normal(0, 0.3, 800)
-    model = SupervisedLDA(4, alpha=0.3).fit(counts, ratings, topics + 1e-3)
+    model = SupervisedLDA(4, doc_topic_prior=0.3).fit(counts, ratings, topics + 1e-3)
     np.testing.assert_allclose(model.coefficients_, coefficients, atol=0.25)
     assert model.noise_variance_ == pytest.approx(0.09, rel=0.25)
     assert np.abs(model.doc_topic_ - frequencies).mean() < 0.02

@@ -32,6 +32,7 @@ from .checkpoint import (Checkpoint, StreamPosition, read_checkpoint, remove_sta
                          source_differences, write_checkpoint)
 from .corpus.corpus import ReadReport
 from .corpus.files import resolve_vocabulary
+from .corpus.raw_text import DEFAULT_TEXT_FIELD
 from .corpus.sources import MinibatchSource, open_source
 from .errors import InputError, ModelFileError
 from .persistence import topic_parameters
@@ -93,17 +94,17 @@ def _restore(path, model, arrays: dict, metadata: dict) -> None:
     with the checks of `TopicModelEstimator.load`."""
     topic_parameters(arrays, path)
     try:
-        model._restore_state(arrays, metadata)
+        model.set_model_file_contents(arrays, metadata)
     except (KeyError, TypeError, ValueError) as error:
         raise ModelFileError(f"{path}: incomplete or inconsistent checkpoint "
                              f"({type(error).__name__}: {error})") from None
 
 
 # --- the loop -----------------------------------------------------------------------------------
-def train_stream(model, source, *, n_passes: int | None = None,
-                 vocabulary=None, format: str | None = None, text_field: str = "text",
-                 encoding: str = "utf-8", errors: str = "strict", split: str = "train", checkpoint=None, checkpoint_every: int = 10_000,
-                 resume: bool = False,
+def train_stream(model, source, *, n_passes: int | None = None, vocabulary=None,
+                 format: str | None = None, text_field: str = DEFAULT_TEXT_FIELD, encoding: str = "utf-8",
+                 errors: str = "strict", split: str = "train", checkpoint=None,
+                 checkpoint_every: int = 10_000, resume: bool = False,
                  progress: Callable[[StreamPosition], None] | None = None) -> TrainingResult:
     """Train ``model`` (an online estimator such as `OnlineLDA`: ``partial_fit``,
     ``partial_fit_text``, ``is_fitted()``, ``batch_size``, ``n_passes``, ``method``,
@@ -129,7 +130,8 @@ def train_stream(model, source, *, n_passes: int | None = None,
         reader's skipped documents. Checkpoints hold the grown vocabulary; a resume checks that
         it begins with ``vocabulary`` when one is given.
     format, text_field : the source's format (default: from the name; for a stream, from its
-        first line) and the JSON field holding the text.
+        first line) and the JSON field or CSV column holding the text (one the documents do
+        not have is an InputError, for every format).
     encoding, errors : how raw text's bytes become text (`corpus.files.TextDecoding`).
     checkpoint : path of the checkpoint file, written every ``checkpoint_every`` documents (at
         the end of the minibatch that reaches them) and when training ends. An existing file

@@ -114,9 +114,9 @@ BOOLEAN = InstanceOf((bool, np.bool_), "True or False")
 @dataclass(frozen=True)
 class PositiveVector:
     """As many positive finite numbers as the parameter ``size_from`` says (a prior per topic,
-    e.g. ``n_topics``)."""
+    e.g. ``n_topics``), or as ``size_from`` itself when it is a number."""
 
-    size_from: str
+    size_from: str | int
 
     def accepts(self, value, parameters: Mapping[str, Any]) -> bool:
         if isinstance(value, (str, bytes)) or np.isscalar(value):
@@ -125,7 +125,9 @@ class PositiveVector:
             array = np.asarray(value, dtype=np.float64)
         except (TypeError, ValueError):
             return False
-        return (array.shape == (parameters.get(self.size_from),)
+        size = (self.size_from if isinstance(self.size_from, int)
+                else parameters.get(self.size_from))
+        return (array.shape == (size,)
                 and bool(np.all(np.isfinite(array))) and bool(np.all(array > 0)))
 
     def __str__(self) -> str:
@@ -158,10 +160,16 @@ def check_count(value, name: str, minimum: int) -> int:
     return int(check_parameter(name, value, Interval(Integral, minimum, None)))
 
 
+def check_seed(seed) -> int:
+    """A random seed for the kernels' streams: a non-negative integer, as an int."""
+    return check_count(seed, "seed", 0)
+
+
 def validate_parameters(estimator) -> None:
-    """Check every parameter of ``estimator`` against its class's ``_parameter_constraints``
-    (``_parameter_symbols`` adds the papers' symbol to a name in messages)."""
-    parameters = estimator.get_params()
+    """Check every parameter of ``estimator`` (an attribute of the name) against its class's
+    ``_parameter_constraints`` (``_parameter_symbols`` adds the papers' symbol to a name in
+    messages)."""
+    parameters = {name: getattr(estimator, name) for name in type(estimator)._parameter_constraints}
     symbols = getattr(type(estimator), "_parameter_symbols", {})
     for name, constraints in type(estimator)._parameter_constraints.items():
         value = parameters[name]

@@ -15,7 +15,7 @@ from ..corpus.labels import read_label_file, restrict_labels, split_label_file
 from ..errors import InputError
 from ..estimators import load_estimator
 from ..estimators.label_sets import label_indicator
-from ..estimators.labeled import _LabelSets
+from ..estimators.labeled import MultiLabelModel
 from ..evaluation import multilabel_f1
 from ..persistence import atomic_write
 from .common import add_json_flag, add_text_options, emit, read_onto_vocabulary
@@ -42,7 +42,7 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     model = load_estimator(args.model)
-    if not isinstance(model, _LabelSets):
+    if not isinstance(model, MultiLabelModel):
         raise InputError(f"{type(model).__name__} predicts no labels: fit a model with --model "
                          f"labeled-lda, prior-lda, labeled-g-oem or prior-cvb0", args.model)
     _, counts, _ = read_onto_vocabulary(args, args.documents, model.vocabulary_)

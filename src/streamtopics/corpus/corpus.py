@@ -82,7 +82,9 @@ class ReadReport:
         return ", ".join(parts)
 
 
-def _as_counts(counts) -> sp.csr_matrix:
+def as_counts(counts) -> sp.csr_matrix:
+    """``counts`` (a D x V matrix, scipy sparse or dense) as sorted int64 CSR document-word
+    counts; InputError for counts that are not whole non-negative numbers below 2^62."""
     matrix = sp.csr_matrix(counts)
     matrix.sum_duplicates()
     matrix.sort_indices()
@@ -117,7 +119,7 @@ class Corpus:
 
     def __init__(self, counts, vocabulary: Sequence[str] | None = None, tokens=None,
                  labels=None, metadata=None, report: ReadReport | None = None):
-        self.counts = _as_counts(counts)
+        self.counts = as_counts(counts)
         n_docs, n_words = self.counts.shape
         if vocabulary is None:
             vocabulary = [f"w{i}" for i in range(n_words)]

@@ -1,10 +1,12 @@
 """Raw-text readers: documents as text, to be tokenised and pruned
 (`streamtopics.corpus.preprocess`) or mapped onto a given vocabulary.
 
-One document per line, a directory of ``.txt`` files, JSONL with a named text field, CSV with a
-named column (`iter_raw_documents`, one document at a time); text or JSON lines from an open
-stream such as stdin (`iter_raw_lines`, `detect_line_format`). Empty documents are skipped and
-counted (or refused); undecodable bytes are an error or replaced and counted (`TextDecoding`); a NUL byte is binary data.
+One document per line, a directory of ``.txt`` files, JSONL or CSV with the text in a named
+field (``text_field``: a JSON key, a CSV column; `iter_raw_documents`, one document at a time);
+text or JSON lines from an open stream such as stdin (`iter_raw_lines`, `detect_line_format`).
+A text field the documents do not have is an error for every format (`check_text_field`).
+Empty documents are skipped and counted (or refused); undecodable bytes are an error or replaced
+and counted (`TextDecoding`); a NUL byte is binary data.
 """
 
 from __future__ import annotations
@@ -19,6 +21,21 @@ from ..errors import InputError
 from .corpus import ReadReport
 from .files import (TEXT_FORMATS, UTF8, Reading, TextDecoding, check_file, decode,
                     detect_format, parse_json)
+
+DEFAULT_TEXT_FIELD = "text"
+"""The JSON field or CSV column holding a document's text unless ``text_field`` names another."""
+FIELD_FORMATS = ("jsonl", "csv")
+"""Raw-text formats whose documents have fields, one of which holds the text."""
+
+
+def check_text_field(format: str, text_field: str, name) -> None:
+    """A ``text_field`` other than `DEFAULT_TEXT_FIELD` names a field that documents of
+    ``format`` cannot have (a line of plain text or a ``.txt`` file is all text; bag-of-words
+    inputs hold no text): an InputError naming the input ``name``, never silently ignored."""
+    if format not in FIELD_FORMATS and text_field != DEFAULT_TEXT_FIELD:
+        raise InputError(f"no field {text_field!r}: {format} input has no fields (a text field "
+                         f"names a JSON lines key or a CSV column)", name)
+
 
 @dataclass
 class RawDocument:
@@ -94,9 +111,9 @@ LINE_FORMATS = tuple(_LINE_READERS)
 """Raw-text formats read a line at a time, hence also from a stream such as stdin."""
 
 
-def iter_raw_lines(lines, format: str, text_field: str = "text", report: ReadReport | None = None,
-                   skip_empty: bool = True, name="<stream>", encoding: str = "utf-8",
-                   errors: str = "strict") -> Iterator[RawDocument]:
+def iter_raw_lines(lines, format: str, text_field: str = DEFAULT_TEXT_FIELD,
+                   report: ReadReport | None = None, skip_empty: bool = True, name="<stream>",
+                   encoding: str = "utf-8", errors: str = "strict") -> Iterator[RawDocument]:
     """The raw documents of lines of text (``format="text"``, one document per line) or JSON
     (``"jsonl"``, the text in ``text_field``, the other fields kept), one line at a time.
 
@@ -108,6 +125,7 @@ def iter_raw_lines(lines, format: str, text_field: str = "text", report: ReadRep
     if format not in _LINE_READERS:
         raise InputError(f"format {format!r} is not read by lines (one of "
                          f"{', '.join(LINE_FORMATS)})", name)
+    check_text_field(format, text_field, name)
     report = ReadReport(source=str(name)) if report is None else report
     decoded = _decoded_lines(lines, report, name, TextDecoding(encoding, errors))
     return _LINE_READERS[format](decoded, name, report, skip_empty, text_field)
@@ -130,8 +148,8 @@ def detect_line_format(lines, report: ReadReport, name, encoding: str = "utf-8",
     return None, iter(blank)
 
 
-def _iter_csv(path, report, skip_empty, decoding, column="text", delimiter=None, **_
-              ) -> Iterator[RawDocument]:
+def _iter_csv(path, report, skip_empty, decoding, text_field=DEFAULT_TEXT_FIELD, delimiter=None,
+              **_) -> Iterator[RawDocument]:
     """Strict CSV: a quote left open (which would swallow the rest of the file into one
     field) or text after a closing quote is an error at the record's first line."""
     if delimiter is None:
@@ -146,9 +164,9 @@ def _iter_csv(path, report, skip_empty, decoding, column="text", delimiter=None,
             raise InputError("file is empty", path) from None
         except csv.Error as error:
             raise InputError(f"malformed CSV ({error})", path, rows.line_num) from None
-        if column not in header:
-            raise InputError(f"no column {column!r} (columns: {', '.join(header)})", path, 1)
-        position = header.index(column)
+        if text_field not in header:
+            raise InputError(f"no column {text_field!r} (columns: {', '.join(header)})", path, 1)
+        position = header.index(text_field)
         line = rows.line_num
         while True:
             try:
@@ -166,10 +184,11 @@ def _iter_csv(path, report, skip_empty, decoding, column="text", delimiter=None,
             report.documents_read += 1
             if len(row) != len(header):
                 raise InputError(f"row has {len(row)} fields, the header has {len(header)}"
-                                 + (f" (no {column!r} column)" if len(row) <= position else ""),
+                                 + (f" (no {text_field!r} column)" if len(row) <= position
+                                    else ""),
                                  path, first_line)
             body = row[position]
-            others = {name: value for name, value in zip(header, row) if name != column}
+            others = {name: value for name, value in zip(header, row) if name != text_field}
             if body.strip():
                 yield RawDocument(body, first_line, others)
             else:
@@ -202,16 +221,17 @@ def _iter_txt_dir(path, report, skip_empty, decoding, **_) -> Iterator[RawDocume
 _TEXT_READERS = {"csv": _iter_csv, "txt-dir": _iter_txt_dir}
 
 
-def iter_raw_documents(path, format: str | None = None, text_field: str = "text",
-                       column: str = "text", delimiter: str | None = None,
-                       report: ReadReport | None = None, skip_empty: bool = True,
-                       encoding: str = "utf-8", errors: str = "strict"
+def iter_raw_documents(path, format: str | None = None, text_field: str = DEFAULT_TEXT_FIELD,
+                       delimiter: str | None = None, report: ReadReport | None = None,
+                       skip_empty: bool = True, encoding: str = "utf-8", errors: str = "strict"
                        ) -> Iterator[RawDocument]:
     """Stream the raw documents of a text source, one at a time (memory independent of size).
 
-    ``format``: "text" (one document per line), "jsonl" (``text_field`` holds the text, the
-    other fields are kept), "csv" (``column``; ``.tsv`` files split on tabs), "txt-dir" (each
-    ``.txt`` file below the directory is a document); None detects it from the path. Documents
+    ``format``: "text" (one document per line), "jsonl" (the field ``text_field`` holds the
+    text, the other fields are kept), "csv" (the column ``text_field`` holds it, likewise;
+    ``.tsv`` files split on tabs), "txt-dir" (each ``.txt`` file below the directory is a
+    document); None detects it from the path. A ``text_field`` the documents lack is an
+    InputError naming the file and the fields there are (`check_text_field`). Documents
     with no text are skipped and counted in ``report`` (or raise, with ``skip_empty=False``).
     ``encoding``, ``errors``: how bytes become text (`TextDecoding`; by default an undecodable
     byte is an error naming the file and line).
@@ -230,5 +250,6 @@ def iter_raw_documents(path, format: str | None = None, text_field: str = "text"
             yield from iter_raw_lines(reading, format, text_field, report, skip_empty, path,
                                       encoding, errors)
     else:
-        yield from _TEXT_READERS[format](path, report, skip_empty, decoding, column=column,
-                                         delimiter=delimiter)
+        check_text_field(format, text_field, path)
+        yield from _TEXT_READERS[format](path, report, skip_empty, decoding,
+                                         text_field=text_field, delimiter=delimiter)

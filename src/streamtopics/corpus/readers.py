@@ -27,8 +27,8 @@ from .corpus import Corpus, ReadReport
 from .corpus_dir import corpus_dir_files, read_corpus_dir, read_metadata_lines, read_token_lines
 from .files import (BLOCK_BYTES, DECODING_ERRORS, FORMATS, TEXT_FORMATS, UTF8, TextDecoding,
                     detect_format, read_vocabulary, resolve_vocabulary)
-from .raw_text import (LINE_FORMATS, RawDocument, detect_line_format, iter_raw_documents,
-                       iter_raw_lines)
+from .raw_text import (DEFAULT_TEXT_FIELD, LINE_FORMATS, RawDocument, check_text_field,
+                       detect_line_format, iter_raw_documents, iter_raw_lines)
 
 __all__ = [
     "load_corpus", "detect_format", "FORMATS", "TEXT_FORMATS", "LINE_FORMATS", "BLOCK_BYTES",
@@ -38,10 +38,11 @@ __all__ = [
     "iter_docword_entries", "check_declared_size", "check_entry_count", "check_duplicate_entries",
     "sibling_vocabulary", "UNUSED_ID_ALLOWANCE",
     "RawDocument", "iter_raw_documents", "iter_raw_lines", "detect_line_format",
+    "DEFAULT_TEXT_FIELD", "check_text_field",
 ]
 
 
-def load_corpus(path, format: str | None = None, text_field: str = "text", column: str = "text",
+def load_corpus(path, format: str | None = None, text_field: str = DEFAULT_TEXT_FIELD,
                 vocabulary=None, *, split: str = "train", label_field: str = "label",
                 stopwords=None, max_df: float = 0.2, min_count: int = 5,
                 max_vocab: int | None = 10_000, skip_empty: bool = True,
@@ -57,11 +58,17 @@ def load_corpus(path, format: str | None = None, text_field: str = "text", colum
     counted). Raw text without a vocabulary goes through the preprocessing pipeline
     (`streamtopics.corpus.preprocess.preprocess_documents` with ``stopwords``, ``max_df``,
     ``min_count``, ``max_vocab``), the same as ``streamtopics preprocess`` minus the split.
-    ``encoding``, ``errors``: how raw text's bytes become text (`TextDecoding`).
+    ``text_field``: the JSON field or CSV column holding the text; a field the input does not
+    have is an InputError naming the file and the fields it has, for every format (plain text,
+    ``.txt`` directories, texts in memory and bag-of-words inputs have none: only the default
+    is accepted there). ``encoding``, ``errors``: how raw text's bytes become text
+    (`TextDecoding`).
     """
     from .texts import is_raw_text, iter_text_documents
 
     in_memory = not isinstance(path, (str, os.PathLike))
+    if in_memory:
+        check_text_field("in-memory", text_field, "texts")
     if in_memory and is_raw_text(path):
         report = ReadReport(source="texts")
         documents = iter_text_documents(path, report, skip_empty)
@@ -76,6 +83,7 @@ def load_corpus(path, format: str | None = None, text_field: str = "text", colum
     format = detect_format(path) if format is None else format
     if format not in FORMATS:
         raise InputError(f"unknown format {format!r} (one of {', '.join(FORMATS)})", path)
+    check_text_field(format, text_field, path)
     if format == "corpus-dir":
         return read_corpus_dir(path, split)
     if format == "uci":
@@ -87,8 +95,7 @@ def load_corpus(path, format: str | None = None, text_field: str = "text", colum
     if format == "mm":
         return read_matrix_market(path, vocabulary)
     report = ReadReport(source=str(path))
-    documents = iter_raw_documents(path, format, text_field=text_field, column=column,
-                                   delimiter=delimiter, report=report, skip_empty=skip_empty,
+    documents = iter_raw_documents(path, format, text_field=text_field, delimiter=delimiter, report=report, skip_empty=skip_empty,
                                    encoding=encoding, errors=errors)
     return _text_corpus(documents, report, path, vocabulary, label_field, stopwords, max_df,
                         min_count, max_vocab)

@@ -33,9 +33,9 @@ from .corpus import Corpus, ReadReport
 from .preprocess import VocabularyMapper
 from .corpus_dir import corpus_dir_files
 from .files import TEXT_FORMATS, detect_format, resolve_vocabulary
-from .raw_text import (LINE_FORMATS, RawDocument, detect_line_format, iter_raw_documents,
-                       iter_raw_lines)
-from .streaming import stream_minibatches
+from .raw_text import (DEFAULT_TEXT_FIELD, LINE_FORMATS, RawDocument, check_text_field,
+                       detect_line_format, iter_raw_documents, iter_raw_lines)
+from .streaming import DEFAULT_BATCH_SIZE, stream_minibatches
 
 PREFIX_BYTES = 1 << 20
 """Bytes at the start of a source whose SHA-256 identifies it (with its size, for a file)."""
@@ -133,8 +133,10 @@ class FileSource:
             vocabulary = corpus_vocabulary if vocabulary is None else vocabulary
             path, format, described = docword, "uci", f"{path} ({split} split)"
         format = detect_format(path) if format is None else format
-        options = text if format in TEXT_FORMATS else {}
-        self.stream = stream_minibatches(path, batch_size, vocabulary, format, **options)
+        if format not in TEXT_FORMATS:  # a docword file: no decoding, and no text field
+            check_text_field(format, text.get("text_field", DEFAULT_TEXT_FIELD), described)
+            text = {}
+        self.stream = stream_minibatches(path, batch_size, vocabulary, format, **text)
         self.vocabulary = self.stream.vocabulary
         self.batch_size = batch_size
         self.description = str(described)  # what the user named, not a file inside it
@@ -223,9 +225,9 @@ class LineStream:
 
     repeatable, identity_after_reading = False, True
 
-    def __init__(self, handle, vocabulary, batch_size: int = 100, format: str | None = None,
-                 text_field: str = "text", label_field: str | None = "label",
-                 skip_empty: bool = True, name: str = "<stdin>",
+    def __init__(self, handle, vocabulary, batch_size: int = DEFAULT_BATCH_SIZE,
+                 format: str | None = None, text_field: str = DEFAULT_TEXT_FIELD,
+                 label_field: str | None = "label", skip_empty: bool = True, name: str = "<stdin>",
                  prefix_limit: int = PREFIX_BYTES, raw: bool = False, encoding: str = "utf-8",
                  errors: str = "strict"):
         if format not in (None, *LINE_FORMATS):

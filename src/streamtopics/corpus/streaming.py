@@ -31,7 +31,12 @@ from .bag_of_words import (UNUSED_ID_ALLOWANCE, check_declared_size, check_dupli
                            check_entry_count, iter_docword_entries, read_docword_header,
                            sibling_vocabulary)
 from .files import BLOCK_BYTES, TEXT_FORMATS, Reading, detect_format, resolve_vocabulary
-from .raw_text import iter_raw_documents
+from .raw_text import DEFAULT_TEXT_FIELD, check_text_field, iter_raw_documents
+
+# Documents per minibatch, the paper's (Dupuy & Bach 2016, section 5.1): the one default of
+# every minibatch size (these streams, `OnlineLDA` and the other online estimators, the
+# experiments and the CLI).
+DEFAULT_BATCH_SIZE = 100
 
 
 def _check_batch_size(batch_size: int) -> int:
@@ -48,7 +53,7 @@ class DocwordStream:
     "w0", "w1", ... The header is read (and checked) on construction.
     """
 
-    def __init__(self, path, vocabulary=None, batch_size: int = 100,
+    def __init__(self, path, vocabulary=None, batch_size: int = DEFAULT_BATCH_SIZE,
                  block_bytes: int = BLOCK_BYTES):
         self.path = Path(path)
         self.batch_size = _check_batch_size(batch_size)
@@ -135,14 +140,15 @@ class DocwordStream:
 class TextStream:
     """Minibatches of raw text mapped through a fixed vocabulary, one document read at a time.
 
-    ``format``, ``text_field``, ``column``, ``delimiter``, ``skip_empty``, ``encoding``,
-    ``errors``: as in `iter_raw_documents`. ``vocabulary``: a word list or a vocab file. Documents keep their
+    ``format``, ``text_field``, ``delimiter``, ``skip_empty``, ``encoding``, ``errors``: as in
+    `iter_raw_documents`. ``vocabulary``: a word list or a vocab file. Documents keep their
     token order; those with no known word stay as empty documents (see `VocabularyMapper`).
     """
 
-    def __init__(self, path, vocabulary, batch_size: int = 100, format: str | None = None,
-                 text_field: str = "text", column: str = "text", delimiter: str | None = None,
-                 label_field: str | None = "label", skip_empty: bool = True,
+    def __init__(self, path, vocabulary, batch_size: int = DEFAULT_BATCH_SIZE,
+                 format: str | None = None, text_field: str = DEFAULT_TEXT_FIELD,
+                 delimiter: str | None = None, label_field: str | None = "label",
+                 skip_empty: bool = True,
                  encoding: str = "utf-8", errors: str = "strict"):
         self.path = Path(path)
         self.batch_size = _check_batch_size(batch_size)
@@ -155,7 +161,8 @@ class TextStream:
                              self.path)
         self.mapper = VocabularyMapper(resolve_vocabulary(vocabulary, None, self.path))
         self.vocabulary = self.mapper.vocabulary
-        self.options = dict(text_field=text_field, column=column, delimiter=delimiter,
+        check_text_field(self.format, text_field, self.path)
+        self.options = dict(text_field=text_field, delimiter=delimiter,
                             skip_empty=skip_empty, encoding=encoding, errors=errors)
         self.label_field = label_field
         self.report = ReadReport(source=str(self.path))
@@ -174,12 +181,14 @@ class TextStream:
             raise InputError("no documents", self.path)
 
 
-def stream_minibatches(path, batch_size: int = 100, vocabulary=None, format: str | None = None,
-                       **options) -> DocwordStream | TextStream:
+def stream_minibatches(path, batch_size: int = DEFAULT_BATCH_SIZE, vocabulary=None,
+                       format: str | None = None, **options) -> DocwordStream | TextStream:
     """The stream for ``path``: a `DocwordStream` for UCI docword files, a `TextStream` (which
-    needs ``vocabulary``) for raw text. ``options`` go to the stream's constructor."""
+    needs ``vocabulary``) for raw text. ``options`` go to the stream's constructor (a docword
+    file has no ``text_field``: one named is an error, `check_text_field`)."""
     format = detect_format(path) if format is None else format
     if format == "uci":
+        check_text_field(format, options.pop("text_field", DEFAULT_TEXT_FIELD), path)
         return DocwordStream(path, vocabulary, batch_size, **options)
     if format in TEXT_FORMATS:
         return TextStream(path, vocabulary, batch_size, format=format, **options)

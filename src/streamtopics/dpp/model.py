@@ -14,12 +14,17 @@ import numpy as np
 
 from .. import persistence
 from ..errors import InputError, ModelFileError
+from ..estimators.base import RANDOM_STATE
+from ..validation import BOOLEAN, Integral, Interval, Options, Real, validate_parameters
 from .kernel import BaseMeasure, low_rank_a
 from .learning import fit_alternating, optimize_theta
 from .likelihood import Observations, evaluate, rows_matrix
 from .sampling import greedy_map
 
 ESTIMATOR_NAME = "LowRankDPP"
+GROUNDS = ("binary", "items")
+THETAS = ("per-document", "shared")
+OPTIMIZERS = ("lbfgs", "sgd")
 
 
 class LowRankDPP:
@@ -42,19 +47,24 @@ class LowRankDPP:
                  optimizer: str = "lbfgs", max_outer: int = 10, inner_iter: int = 100,
                  batch_size: int = 100, sgd_step: float = 0.1, init_scale: float = 1.0,
                  random_state: int | None = None, progress: bool = False):
-        if ground not in ("binary", "items"):
-            raise ValueError(f"ground must be 'binary' or 'items', not {ground!r}")
-        if theta not in ("per-document", "shared"):
-            raise ValueError(f"theta must be 'per-document' or 'shared', not {theta!r}")
-        if optimizer not in ("lbfgs", "sgd"):
-            raise ValueError(f"optimizer must be 'lbfgs' or 'sgd', not {optimizer!r}")
-        if rank < 1 or alpha < 0 or penalty < 0 or (gamma is not None and gamma < 0):
-            raise ValueError("need rank >= 1 and alpha, gamma, penalty >= 0")
         self.ground, self.rank, self.gamma, self.alpha = ground, rank, gamma, alpha
         self.penalty, self.theta, self.optimizer = penalty, theta, optimizer
         self.max_outer, self.inner_iter = max_outer, inner_iter
         self.batch_size, self.sgd_step, self.init_scale = batch_size, sgd_step, init_scale
         self.random_state, self.progress = random_state, progress
+
+    # Checked when `fit` starts and when a model file is read (`validation`).
+    _parameter_constraints = {
+        "ground": [Options(GROUNDS)], "rank": [Interval(Integral, 1, None)],
+        "gamma": [None, Interval(Real, 0, None)], "alpha": [Interval(Real, 0, None)],
+        "penalty": [Interval(Real, 0, None)], "theta": [Options(THETAS)],
+        "optimizer": [Options(OPTIMIZERS)], "max_outer": [Interval(Integral, 1, None)],
+        "inner_iter": [Interval(Integral, 1, None)], "batch_size": [Interval(Integral, 1, None)],
+        "sgd_step": [Interval(Real, 0, None, "neither")],
+        "init_scale": [Interval(Real, 0, None, "neither")], "random_state": RANDOM_STATE,
+        "progress": [BOOLEAN],
+    }
+    _parameter_symbols = {"rank": "r", "penalty": "lambda", "max_outer": "U/theta alternations"}
 
     # --- parameters ------------------------------------------------------------------------------
     def get_params(self) -> dict:
@@ -88,6 +98,7 @@ class LowRankDPP:
 
         ``pi`` fixes the binary set's word probabilities (default: their training frequencies).
         """
+        validate_parameters(self)
         rng = np.random.default_rng(self.random_state)
         self.n_words_ = int(n_words)
         self.gamma_ = self._gamma(n_words)
@@ -195,6 +206,7 @@ class LowRankDPP:
                                  f"not a {ESTIMATOR_NAME}")
         try:
             model = cls(**metadata["parameters"])
+            validate_parameters(model)
             model.n_words_ = int(metadata["fitted"]["n_words"])
             model.gamma_ = float(metadata["fitted"]["gamma"])
             model.embeddings_, model.theta_, model.pi_ = (

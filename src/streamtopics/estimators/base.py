@@ -286,6 +286,12 @@ class TopicModelEstimator:
         """JSON-serialisable fitted state (step counters, ...) for the model file."""
         return {}
 
+    def set_model_file_contents(self, arrays: dict[str, np.ndarray], metadata: dict) -> None:
+        """Set the fitted state from (arrays, metadata) as `model_file_contents` gives them,
+        into a model built with the file's parameters: what `load` does, and what training
+        checkpoints (`streamtopics.training`) do to resume."""
+        self._restore_state(arrays, metadata)
+
     @classmethod
     def load(cls, path):
         """Load a model saved by ``save``; raises `ModelFileError` on any defect."""
@@ -300,7 +306,7 @@ class TopicModelEstimator:
         persistence.topic_parameters(arrays, path)  # beta, alpha, vocabulary consistent and finite
         try:
             model = cls(**metadata.get("parameters", {}))
-            model._restore_state(arrays, metadata)
+            model.set_model_file_contents(arrays, metadata)
         except (KeyError, TypeError, ValueError) as error:
             raise ModelFileError(f"{path}: incomplete or inconsistent {cls.__name__} model "
                                  f"({type(error).__name__}: {error})") from None

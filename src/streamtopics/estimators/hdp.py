@@ -36,12 +36,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-import scipy.sparse as sp
 
+from ..corpus.streaming import DEFAULT_BATCH_SIZE
 from ..engine import OnlineEM, initial_parameters
 from ..inference.alpha_updates import MinkaFixedPoint
 from ..inference.hdp_estep import HDPGibbsEstimator
-from ..inference.presets import SMOOTHED_TOPIC_WORD_PRIOR, Method, PartSettings, STEP_SIZES
+from ..inference.presets import (DEFAULT_LOCAL_PASSES, DEFAULT_STEP_DECAY, DEFAULT_STEP_OFFSET,
+                                 STEP_SIZES, Method, PartSettings, default_topic_word_prior)
 from ..inference.sticks import (UNSEEN_WORDS, StickConcentration, StickDirichlet,
                                 StickPointEstimate, StickPosteriorMean, StickSelection, has_rest,
                                 initial_sticks, stick_weights)
@@ -52,8 +53,6 @@ from .online_lda import OnlineLDA
 
 HDP_METHODS = ("g-oem", "vargibbs")
 STICK_UPDATES = ("empirical-bayes", "fixed")
-# eta of VarGibbs' Dirichlet topics (spec 1.1: gensim HdpModel's default)
-BAYESIAN_TOPIC_WORD_PRIOR = 0.01
 
 
 class OnlineHDP(OnlineLDA):
@@ -77,8 +76,10 @@ class OnlineHDP(OnlineLDA):
         the m expected tables, T = alpha (digamma(alpha + m) - digamma(alpha)) (Antoniak 1974;
         the likelihood of Teh et al. 2006's auxiliary-variable update); "fixed": alpha stays.
     topic_word_prior : eta; beta is the posterior mean given the expected counts as for LDA
-        G-OEM (default 0.03, `presets.SMOOTHED_TOPIC_WORD_PRIOR`); an opened topic scores its
-        document's words by the Dirichlet(eta) predictive until the next M-step.
+        G-OEM; an opened topic scores its document's words by the Dirichlet(eta) predictive
+        until the next M-step. Default: that of the LDA preset of the same name with K =
+        ``max_topics`` (`presets.default_topic_word_prior`: 0.03 for g-oem, 1/K for vargibbs),
+        the LDA the HDP is when truncated at its cap.
     prune_share : drop a topic whose share of the expected tokens falls below this (0: never).
     unseen_words : "uniform" (a word without statistics weighs under a new topic what it weighs
         under the others) or "new-topic" (the thesis literally: 1/V), see `StickPointEstimate`.
@@ -102,8 +103,9 @@ class OnlineHDP(OnlineLDA):
                  doc_topic_prior: float = 1.0, stick_concentration: float = 20.0,
                  stick_update: str = "empirical-bayes", topic_word_prior=None,
                  prune_share: float = 1e-4,
-                 unseen_words: str = "uniform", batch_size: int = 100, local_passes: int = 20,
-                 step_offset: float = 0.0, step_decay: float = 0.5, n_passes: int = 1,
+                 unseen_words: str = "uniform", batch_size: int = DEFAULT_BATCH_SIZE,
+                 local_passes: int = DEFAULT_LOCAL_PASSES, step_offset: float = DEFAULT_STEP_OFFSET,
+                 step_decay: float = DEFAULT_STEP_DECAY, n_passes: int = 1,
                  corpus_size=None, random_state=None, grow_vocabulary: bool = False,
                  max_vocabulary=None):
         self.method = method
@@ -150,8 +152,10 @@ class OnlineHDP(OnlineLDA):
                           "stick_concentration": "alpha of the sticks",
                           "stick_update": "the update of alpha of the sticks"}
 
-    # --- parts ---------------------------------------------------------------------------------
-    def _validated_method(self) -> Method:
+    # --- `OnlineLDA`'s extension protocol: HDP's parts in LDA's training loop ------------------
+    def validated_method(self) -> Method:
+        """The parameters checked, and the `Method` naming HDP's parts (for model files and
+        ``method_``; `build_engine` assembles them)."""
         validate_parameters(self)
         if self.initial_topics > self.max_topics:
             raise ParameterError(f"OnlineHDP: initial_topics (T_0) must not exceed max_topics, "
@@ -162,20 +166,23 @@ class OnlineHDP(OnlineLDA):
                           False, name)
         return Method("gibbs-hdp", "sticks", "polynomial", "fixed-point", False, name)
 
-    def _settings(self, corpus_size=None) -> PartSettings:
-        default = (BAYESIAN_TOPIC_WORD_PRIOR if str(self.method).lower() == "vargibbs"
-                   else SMOOTHED_TOPIC_WORD_PRIOR)
-        eta = default if self.topic_word_prior is None else self.topic_word_prior
+    def part_settings(self, corpus_size=None) -> PartSettings:
+        """As `OnlineLDA.part_settings`, eta's default that of the LDA preset ``method`` with K
+        = ``max_topics`` (`presets.default_topic_word_prior`)."""
+        eta = (default_topic_word_prior(self.method, self.max_topics)
+               if self.topic_word_prior is None else self.topic_word_prior)
         size = self.corpus_size if self.corpus_size is not None else corpus_size
         return PartSettings(local_passes=self.local_passes, step_offset=float(self.step_offset),
                             step_decay=float(self.step_decay), topic_word_prior=float(eta),
                             corpus_size=None if size is None else int(size))
 
-    def _new_engine(self, method: Method, settings: PartSettings, seed: int) -> OnlineEM:
+    def build_engine(self, method: Method, settings: PartSettings, seed: int) -> OnlineEM:
         """Algorithm 1 with HDP's parts: the growing Gibbs step and the step size of LDA's
         presets; for G-OEM stick-weighted point topics and Minka's fixed point on a, for
         VarGibbs Dirichlet topics and Beta sticks from the expected tables (eq. 18); pruning
-        after each step, then the stick concentration (learnt or fixed)."""
+        after each step, then the stick concentration (learnt or fixed). A new engine starts
+        an empty history of T (a model file then restores its own)."""
+        self.n_topics_history_ = []
         eta = settings.topic_word_prior
         bayesian = method.name == "vargibbs"
         concentration = StickConcentration(float(self.stick_concentration),
@@ -200,7 +207,7 @@ class OnlineHDP(OnlineLDA):
                         topic_selection=StickSelection(float(self.prune_share), sticks),
                         local_update=concentration)
 
-    def _initial_parameters(self, n_words: int, rng: np.random.Generator):
+    def initial_state(self, n_words: int, rng: np.random.Generator):
         """beta_0 as LDA's (`initial_parameters`, the same draws for the same seed), the seed of
         the local streams next (as LDA), then the sticks a_0: G-OEM draws them
         (`initial_sticks`), VarGibbs starts from the prior mean, E[pibar] = 1 / (1 + alpha)."""
@@ -213,12 +220,6 @@ class OnlineHDP(OnlineLDA):
         alpha = initial_sticks(self.initial_topics, rng, float(self.stick_concentration),
                                float(self.doc_topic_prior), truncated=truncated)
         return beta, alpha, seed
-
-    def _start(self, counts: sp.csr_matrix, vocabulary, first_batch_rows: int | None = None,
-               corpus_size: int | None = None, random_state=None) -> None:
-        """As `OnlineLDA._start`, with an empty history of T."""
-        super()._start(counts, vocabulary, first_batch_rows, corpus_size, random_state)
-        self.n_topics_history_ = []
 
     def fit(self, X, y=None, *, callback=None, feature_names=None) -> "OnlineHDP":
         """Train from scratch: ``n_passes`` passes of consecutive ``batch_size`` minibatches
@@ -286,7 +287,7 @@ class OnlineHDP(OnlineLDA):
         topics with alpha_k = b pi_k plus the rest of the stick as one uniform topic."""
         return self.to_lda()
 
-    def _transform_estimator(self) -> HDPGibbsEstimator:
+    def transform_estimator(self) -> HDPGibbsEstimator:
         """`transform` (as `OnlineLDA.transform`: the posterior mean of nu_d over the T topics,
         the rest's share dropped) runs the local step with no topic opened."""
         return replace(self._require_fitted().local, grow=False)
@@ -307,10 +308,10 @@ class OnlineHDP(OnlineLDA):
 
     def _restore_state(self, arrays: dict[str, np.ndarray], metadata: dict) -> None:
         fitted = metadata.get("fitted", {})
-        self.method_ = self._validated_method()
-        self._fitted_settings = PartSettings.of({**self._settings().as_dict(),
+        self.method_ = self.validated_method()
+        self._fitted_settings = PartSettings.of({**self.part_settings().as_dict(),
                                                  **fitted.get("settings", {})})
-        self._engine = self._new_engine(self.method_, self._fitted_settings, int(fitted["seed"]))
+        self._engine = self.build_engine(self.method_, self._fitted_settings, int(fitted["seed"]))
         self._engine.restore(arrays, int(fitted["step"]))
         self.n_topics_history_ = list(fitted.get("n_topics_history", []))
         self.vocabulary_ = arrays["vocabulary"]

@@ -41,7 +41,7 @@ def frequency_prior(label_frequency, scale: float = 50.0, floor: float = 30.0) -
     return scale * frequency / frequency.sum() + floor / frequency.size
 
 
-class _LabelSets(BatchTopicModel):
+class MultiLabelModel(BatchTopicModel):
     """What every multi-label model shares: labels in (`_learn_labels`), label sets out
     (`predict`: each document's `label_counts` best labels by `predict_proba`, which
     subclasses define), and the label part of model files. Subclasses set ``components_``,
@@ -122,7 +122,7 @@ class _LabelSets(BatchTopicModel):
         self.mean_labels_ = fitted["mean_labels"]
 
 
-class _LabelModel(_LabelSets):
+class GibbsLabelModel(MultiLabelModel):
     """Multi-label models predicting by Gibbs sampling: each new document sampled with every
     topic allowed and the topics fixed (equation 4), alpha = ``doc_topic_prior_``, giving theta
     (equation 3) and theta^p (equation 33) from the same ``n_samples`` samples of ``n_chains``
@@ -155,7 +155,7 @@ class _LabelModel(_LabelSets):
         return prediction.theta_p if self.estimator == "p" else prediction.theta
 
 
-class LabeledLDA(_LabelModel):
+class LabeledLDA(GibbsLabelModel):
     """Labeled LDA by collapsed Gibbs sampling, with CGS_p or standard estimators.
 
     Parameters

@@ -22,11 +22,11 @@ from ..inference import cvb0
 from ..inference.topic_mask import TopicMask
 from ..validation import Integral, Interval, Options, Real, validate_parameters
 from .base import RANDOM_STATE
-from .labeled import N_LABELS, VECTOR, LabeledLDA, _LabelSets, frequency_prior
+from .labeled import N_LABELS, VECTOR, LabeledLDA, MultiLabelModel, frequency_prior
 from .labeled_online import PRIORS
 
 
-class LabeledCVB0LDA(_LabelSets):
+class LabeledCVB0LDA(MultiLabelModel):
     """Prior-LDA (``prior="frequency"``) or Labeled LDA (``prior="symmetric"``) by CVB0.
 
     Parameters

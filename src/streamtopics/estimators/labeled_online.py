@@ -6,8 +6,8 @@ Algorithm 1) runs a few local Gibbs passes per document of a minibatch, and thos
 the same per-document topic mask (`kernels.gibbs_estep`), so a labelled stream trains in one
 pass with memory independent of its length. alpha is held fixed (the masked s2 carries no
 information on a global alpha): 50 / K at training as batch Labeled LDA (equation 58).
-Prediction is that of the batch models (`labeled._LabelModel`): Gibbs sampling with the learnt
-topics fixed, theta^p or theta, with Prior-LDA's label-frequency alpha (equation 59, from the
+Prediction is that of the batch models (`labeled.GibbsLabelModel`): Gibbs sampling with the
+learnt topics fixed, theta^p or theta, with Prior-LDA's label-frequency alpha (equation 59, from the
 label counts of the stream so far) or the training alpha.
 """
 
@@ -17,19 +17,21 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..inference.presets import PRESETS, Method
+from ..corpus.streaming import DEFAULT_BATCH_SIZE
+from ..inference.presets import (DEFAULT_LOCAL_PASSES, DEFAULT_STEP_DECAY, DEFAULT_STEP_OFFSET,
+                                 PRESETS, Method)
 from ..inference.topic_mask import TopicMask
 from ..validation import Integral, Interval, Options, Real
 from .base import RANDOM_STATE
 from .label_sets import label_indicator
-from .labeled import N_LABELS, VECTOR, LabeledLDA, _LabelModel, frequency_prior
+from .labeled import N_LABELS, VECTOR, GibbsLabelModel, LabeledLDA, frequency_prior
 from .online_lda import OnlineLDA
 
 GIBBS_METHODS = ("g-oem", "g-oem++", "sgs")
 PRIORS = ("frequency", "symmetric")
 
 
-class LabeledOnlineLDA(_LabelModel):
+class LabeledOnlineLDA(GibbsLabelModel):
     """Labeled LDA (``prior="symmetric"``) or Prior-LDA (``prior="frequency"``) learnt online.
 
     Parameters
@@ -70,8 +72,9 @@ class LabeledOnlineLDA(_LabelModel):
         "random_state": RANDOM_STATE,
     }
 
-    def __init__(self, method: str = "g-oem", batch_size: int = 100, local_passes: int = 20,
-                 step_offset: float = 0.0, step_decay: float = 0.5, topic_word_prior=None,
+    def __init__(self, method: str = "g-oem", batch_size: int = DEFAULT_BATCH_SIZE,
+                 local_passes: int = DEFAULT_LOCAL_PASSES, step_offset: float = DEFAULT_STEP_OFFSET,
+                 step_decay: float = DEFAULT_STEP_DECAY, topic_word_prior=None,
                  n_passes: int = 1, doc_topic_prior=None, prior: str = "frequency",
                  alpha_scale: float = 50.0, alpha_floor: float = 30.0, burn_in: int = 50,
                  lag: int = 5, n_samples: int = 1, n_chains: int = 1, estimator: str = "p",

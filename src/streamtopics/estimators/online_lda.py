@@ -27,13 +27,15 @@ from ..corpus.corpus import Corpus, ReadReport
 from ..corpus.growth import (VOCABULARY_FULL, admitted_words, checked_new_words, content_tokens,
                              initial_index, minibatch_counts)
 from ..corpus.preprocess import UNKNOWN, load_stopwords
+from ..corpus.streaming import DEFAULT_BATCH_SIZE
 from ..engine import OnlineEM, initial_parameters
 from ..errors import InputError
 from ..inference.gibbs_estep import LOCAL_SAMPLERS
 from ..inference.backends import BACKENDS, BackendObject, resolve_backend
 from ..inference.minibatch import Minibatch
 from ..kernels.random import content_key
-from ..inference.presets import (PRESETS, Method, PartSettings, build_parts,
+from ..inference.presets import (DEFAULT_LOCAL_PASSES, DEFAULT_STEP_DECAY, DEFAULT_STEP_OFFSET,
+                                 PRESETS, Method, PartSettings, build_parts,
                                  default_topic_word_prior, resolve_method)
 from ..validation import (BOOLEAN, InstanceOf, Integral, Interval, Options, PositiveVector, Real,
                           validate_parameters)
@@ -85,7 +87,7 @@ def _check_mask(topic_mask, n_documents: int, model: "OnlineLDA") -> None:
     per document."""
     if topic_mask is None:
         return
-    method = model._validated_method()
+    method = model.validated_method()
     if not method.local.startswith("gibbs") or method.full_batch:
         raise ValueError(f"a topic mask needs a Gibbs local step and minibatches, not the "
                          f"method {method.name!r}")
@@ -182,10 +184,11 @@ class OnlineLDA(TopicModelEstimator):
     tokens kept, tokens dropped by reason).
     """
 
-    def __init__(self, n_topics: int = 10, method="g-oem", batch_size: int = 100,
-                 local_passes: int = 20, step_offset: float = 0.0, step_decay: float = 0.5,
-                 averaging: bool = False, n_passes="auto", doc_topic_prior=None,
-                 random_state=None, corpus_size=None, topic_word_prior=None,
+    def __init__(self, n_topics: int = 10, method="g-oem", batch_size: int = DEFAULT_BATCH_SIZE,
+                 local_passes: int = DEFAULT_LOCAL_PASSES, step_offset: float = DEFAULT_STEP_OFFSET,
+                 step_decay: float = DEFAULT_STEP_DECAY, averaging: bool = False,
+                 n_passes="auto", doc_topic_prior=None, random_state=None, corpus_size=None,
+                 topic_word_prior=None,
                  update_topic_word_prior: bool = False, grow_vocabulary: bool = False,
                  max_vocabulary=None, n_init: int = 1, local_sampler: str = "auto",
                  backend="serial"):
@@ -236,11 +239,18 @@ class OnlineLDA(TopicModelEstimator):
     _parameter_symbols = {**TopicModelEstimator._parameter_symbols, "step_offset": "tau0",
                           "step_decay": "kappa", "corpus_size": "D, the documents of the corpus"}
 
-    def _validated_method(self) -> Method:
+    # --- the extension protocol --------------------------------------------------------------
+    # A model trained by this loop with parts of its own (`OnlineHDP`: a local step that opens
+    # topics, sticks) overrides these five hooks, and inherits the rest: passes and automatic
+    # passes, minibatches, raw text and the growing vocabulary, backends, `transform`, model
+    # files and the checkpoints of `training.train_stream`.
+    def validated_method(self) -> Method:
+        """Check the parameters (`validation`) and resolve ``method``: the `Method` whose parts
+        `build_engine` assembles."""
         validate_parameters(self)
         return resolve_method(self.method)
 
-    def _settings(self, corpus_size=None) -> PartSettings:
+    def part_settings(self, corpus_size=None) -> PartSettings:
         """The hyperparameters the parts are built from; ``corpus_size`` fills D when the
         parameter is None (fit passes the number of documents it trains on), the method's
         default eta fills ``topic_word_prior`` when it is None."""
@@ -253,6 +263,24 @@ class OnlineLDA(TopicModelEstimator):
                             topic_word_prior=float(eta),
                             update_topic_word_prior=bool(self.update_topic_word_prior),
                             local_sampler=self.local_sampler)
+
+    def initial_state(self, n_words: int, rng: np.random.Generator):
+        """(beta_0, alpha_0) (`engine.initial_parameters`), then the seed of the local random
+        streams, drawn from ``rng`` in this order."""
+        beta, alpha = initial_parameters(self.n_topics, n_words, rng, self.doc_topic_prior)
+        return beta, alpha, int(rng.integers(0, 2**63 - 1))
+
+    def build_engine(self, method: Method, settings: PartSettings, seed: int) -> OnlineEM:
+        """Algorithm 1 with the method's parts (`presets.build_parts`), for a new model or one
+        read from a file."""
+        parts = build_parts(method, settings)
+        return OnlineEM(parts.local, parts.parameters, parts.step_size, parts.alpha_update,
+                        boosted=parts.boosted, averaging=bool(self.averaging), seed=seed)
+
+    def transform_estimator(self):
+        """The local estimator `transform` runs with the model fixed (None: the training one;
+        an HDP's opens no topic)."""
+        return None
 
     # --- training ------------------------------------------------------------------------------
     def _use_backend(self) -> None:
@@ -273,18 +301,6 @@ class OnlineLDA(TopicModelEstimator):
         """Documents of the first minibatch `fit` takes (of the first chunk, full batch)."""
         return FULL_BATCH_CHUNK if method.full_batch else self.batch_size
 
-    def _initial_parameters(self, n_words: int, rng: np.random.Generator):
-        """(beta_0, alpha_0) (`engine.initial_parameters`), then the seed of the local random
-        streams, drawn from ``rng`` in this order."""
-        beta, alpha = initial_parameters(self.n_topics, n_words, rng, self.doc_topic_prior)
-        return beta, alpha, int(rng.integers(0, 2**63 - 1))
-
-    def _new_engine(self, method: Method, settings: PartSettings, seed: int) -> OnlineEM:
-        """Algorithm 1 with the method's parts (`presets.build_parts`)."""
-        parts = build_parts(method, settings)
-        return OnlineEM(parts.local, parts.parameters, parts.step_size, parts.alpha_update,
-                        boosted=parts.boosted, averaging=bool(self.averaging), seed=seed)
-
     def _start(self, counts: sp.csr_matrix, vocabulary, first_batch_rows: int | None = None,
                corpus_size: int | None = None, random_state=None) -> None:
         """Validate parameters and initialise (beta_0, alpha_0) and the engine; s_0 gets the mean
@@ -292,7 +308,7 @@ class OnlineLDA(TopicModelEstimator):
         minibatch, `_first_step_rows`); ``corpus_size`` is D when the parameter is None (`fit`:
         the corpus' documents); ``random_state`` replaces the parameter's (a restart of
         ``n_init``)."""
-        method = self._validated_method()
+        method = self.validated_method()
         n_docs, n_words = counts.shape
         if n_docs == 0:
             raise InputError("the corpus is empty (no documents)")
@@ -300,10 +316,10 @@ class OnlineLDA(TopicModelEstimator):
             raise InputError("the corpus has an empty vocabulary")
         if counts.nnz == 0:
             raise InputError("the corpus has no tokens (every document is empty)")
-        self._fitted_settings = self._settings(corpus_size)
+        self._fitted_settings = self.part_settings(corpus_size)
         rng = np.random.default_rng(self.random_state if random_state is None else random_state)
-        beta, alpha, seed = self._initial_parameters(n_words, rng)
-        self._engine = self._new_engine(method, self._fitted_settings, seed)
+        beta, alpha, seed = self.initial_state(n_words, rng)
+        self._engine = self.build_engine(method, self._fitted_settings, seed)
         rows = self._first_step_rows(method) if first_batch_rows is None else first_batch_rows
         lengths = np.asarray(counts[:rows].sum(axis=1)).ravel()
         self._engine.initialize(beta, alpha, document_length=max(float(lengths.mean()), 1.0))
@@ -329,7 +345,7 @@ class OnlineLDA(TopicModelEstimator):
         _check_mask(topic_mask, counts.shape[0], self)
         if topic_mask is not None and self.n_passes == auto_passes.AUTO:
             raise ValueError("a topic mask needs an integer n_passes, not 'auto'")
-        self._validated_method()
+        self.validated_method()
         validation = None
         if self.n_passes == auto_passes.AUTO:
             split = auto_passes.validation_split(counts.shape[0])
@@ -439,7 +455,7 @@ class OnlineLDA(TopicModelEstimator):
             stopwords = load_stopwords(stopwords)
         starting = not self.is_fitted()
         if starting:
-            self._validated_method()
+            self.validated_method()
         if starting or getattr(self, "text_report_", None) is None:
             self.text_report_ = ReadReport(source="partial_fit_text")
         report = self.text_report_
@@ -553,18 +569,13 @@ class OnlineLDA(TopicModelEstimator):
             raise ValueError(f"the documents have a vocabulary of {counts.shape[1]} words but the "
                              f"model has {engine.n_words}")
         proportions = np.zeros((counts.shape[0], engine.n_topics))
-        local = self._transform_estimator()
+        local = self.transform_estimator()
         for row in range(counts.shape[0]):
             document = counts[row:row + 1]
             posterior = engine.local_posterior(Minibatch.from_counts(document),
                                                stream=content_stream(document), local=local)
             proportions[row] = posterior.doc_topic()[0]
         return proportions
-
-    def _transform_estimator(self):
-        """The local estimator `transform` runs with the model fixed (None: the training one;
-        an HDP's opens no topic)."""
-        return None
 
     def fit_transform(self, X, y=None, **fit_params) -> np.ndarray:
         return self.fit(X, **fit_params).transform(X)
@@ -583,9 +594,9 @@ class OnlineLDA(TopicModelEstimator):
         method = Method.from_dict(fitted["method"])
         self.method = method.name if PRESETS.get(method.name) == method else method
         self.method_ = resolve_method(method)
-        self._fitted_settings = PartSettings.of({**self._settings().as_dict(),
+        self._fitted_settings = PartSettings.of({**self.part_settings().as_dict(),
                                                  **fitted.get("settings", {})})
-        self._engine = self._new_engine(method, self._fitted_settings, int(fitted["seed"]))
+        self._engine = self.build_engine(method, self._fitted_settings, int(fitted["seed"]))
         self._engine.restore(arrays, int(fitted["step"]))
         self.vocabulary_ = arrays["vocabulary"]
         self._components_cache = None

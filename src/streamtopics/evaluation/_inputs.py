@@ -107,13 +107,6 @@ def truncate_documents(word_ids: np.ndarray, offsets: np.ndarray,
     return word_ids[keep], new_offsets
 
 
-def check_seed(seed) -> int:
-    """Kernel streams take a non-negative integer seed."""
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InputError(f"seed must be a non-negative integer, got {seed!r}")
-    return int(seed)
-
-
 @contextlib.contextmanager
 def numba_threads(n_threads: int | None):
     """Run the enclosed kernels on ``n_threads`` threads (None: numba's current setting).

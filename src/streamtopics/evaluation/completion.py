@@ -27,6 +27,7 @@ from ..corpus.corpus import Corpus
 from ..errors import InputError
 from ..inference.cgs import GIBBS_ESTIMATES
 from ..kernels.evaluation import completion_kernel
+from ..validation import check_count, check_seed
 from . import _inputs
 from .results import HeldOutLikelihood
 
@@ -58,10 +59,10 @@ def document_completion(beta, alpha, documents, burn_in: int = 50, n_samples: in
     if estimator not in GIBBS_ESTIMATES:
         raise InputError(f"estimator must be one of {GIBBS_ESTIMATES}, got {estimator!r}")
     beta, alpha = _inputs.topic_parameters(beta, alpha)
-    burn_in = _inputs.check_count(burn_in, "burn_in", 0)
-    n_samples = _inputs.check_count(n_samples, "n_samples", 1)
-    lag = _inputs.check_count(lag, "lag", 1)
-    seed = _inputs.check_seed(seed)
+    burn_in = check_count(burn_in, "burn_in", 0)
+    n_samples = check_count(n_samples, "n_samples", 1)
+    lag = check_count(lag, "lag", 1)
+    seed = check_seed(seed)
     word_ids, offsets = _inputs.document_tokens(documents, beta.shape[1])
     shuffled = isinstance(documents, Corpus) and documents.tokens is None
     if shuffled:

@@ -27,6 +27,7 @@ from scipy.special import digamma, gammaln
 
 from ..errors import InputError
 from ..kernels.evaluation import elbo_kernel
+from ..validation import check_count
 from . import _inputs
 from .results import HeldOutBound
 
@@ -51,7 +52,7 @@ def elbo(topics, alpha, documents, eta=None, corpus_size: int | None = None,
         tightens it.
     n_threads : numba threads to use (None: numba's current setting).
     """
-    max_iterations = _inputs.check_count(max_iterations, "max_iterations", 1)
+    max_iterations = check_count(max_iterations, "max_iterations", 1)
     if not tolerance >= 0:
         raise InputError(f"tolerance must be non-negative, got {tolerance!r}")
     if eta is None:
@@ -77,7 +78,7 @@ def elbo(topics, alpha, documents, eta=None, corpus_size: int | None = None,
                            "Dirichlet(lambda), no corpus-level term; a lower bound on "
                            "E_q[log p(w_d | beta, alpha)]")
         else:
-            corpus_size = _inputs.check_count(corpus_size, "corpus_size", 1)
+            corpus_size = check_count(corpus_size, "corpus_size", 1)
             corpus_term = _topic_kl_term(lam, eta, elog_beta) / corpus_size
             description = ("document terms of eq. 4 with E_q[log beta] under q(beta) = "
                            f"Dirichlet(lambda), plus 1/{corpus_size} of the corpus-level term "

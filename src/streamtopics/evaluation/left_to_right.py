@@ -28,6 +28,7 @@ import numpy as np
 
 from ..inference.gibbs_estep import SAMPLERS
 from ..kernels.evaluation import left_to_right_kernel
+from ..validation import check_count, check_seed
 from . import _inputs
 from .results import HeldOutLikelihood
 
@@ -70,8 +71,8 @@ def left_to_right(beta, alpha, documents, n_particles: int = 20, resample: bool 
         differ within Monte Carlo noise.
     """
     beta, alpha = _inputs.topic_parameters(beta, alpha)
-    n_particles = _inputs.check_count(n_particles, "n_particles", 1)
-    seed = _inputs.check_seed(seed)
+    n_particles = check_count(n_particles, "n_particles", 1)
+    seed = check_seed(seed)
     word_ids, offsets = _inputs.document_tokens(documents, beta.shape[1])
     word_ids, offsets = _inputs.truncate_documents(word_ids, offsets, max_tokens)
     if sampler not in SAMPLERS:

@@ -18,6 +18,8 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from ..atomic import atomic_write
+from ..corpus.streaming import DEFAULT_BATCH_SIZE
+from ..inference.presets import DEFAULT_LOCAL_PASSES, DEFAULT_STEP_DECAY, DEFAULT_STEP_OFFSET
 
 # Bump when the meaning of a stored result changes, so old cells are recomputed.
 CELL_FORMAT = 1
@@ -32,7 +34,7 @@ class Cell:
     split : 0 is the corpus' own train/test split; s >= 1 a reshuffle of train + test by s.
     seed : the estimator's ``random_state`` (beta_0 and every random stream of training).
     method : a preset name of `inference.presets.PRESETS`.
-    kappa : step-size exponent, rho_i = (step_offset + i)^-kappa (0: the constant step 1).
+    step_decay : kappa, rho_i = (step_offset + i)^-kappa (0: the constant step 1).
     alpha_update : an `inference.presets.ALPHA_UPDATES` name replacing the method's own; None
         keeps it. "fixed" keeps alpha at its initial value: the true alpha of a synthetic corpus
         when K equals the true number of topics, else 1/K.
@@ -51,12 +53,12 @@ class Cell:
     seed: int
     method: str
     n_topics: int
-    kappa: float = 0.5
-    step_offset: float = 0.0
+    step_decay: float = DEFAULT_STEP_DECAY
+    step_offset: float = DEFAULT_STEP_OFFSET
     averaging: bool = False
     alpha_update: str | None = None
-    batch_size: int = 100
-    local_passes: int = 20
+    batch_size: int = DEFAULT_BATCH_SIZE
+    local_passes: int = DEFAULT_LOCAL_PASSES
     n_passes: int = 1
     n_train: int | None = None
     n_test: int | None = None
@@ -69,7 +71,7 @@ class Cell:
 
     def __post_init__(self):
         # One spelling per value, so equal settings hash equally (1 and 1.0, numpy scalars).
-        for name in ("kappa", "step_offset"):
+        for name in ("step_decay", "step_offset"):
             object.__setattr__(self, name, float(getattr(self, name)))
         for name in ("split", "seed", "n_topics", "batch_size", "local_passes", "n_passes",
                      "n_particles", "eval_seed", "n_train", "n_test", "max_tokens", "eval_every"):
@@ -100,7 +102,7 @@ class Cell:
 
     def label(self) -> str:
         """Short human description for progress bars and messages."""
-        parts = [self.method, f"K={self.n_topics}", f"kappa={self.kappa:g}"]
+        parts = [self.method, f"K={self.n_topics}", f"step_decay={self.step_decay:g}"]
         if self.averaging:
             parts.append("averaged")
         if self.alpha_update is not None:

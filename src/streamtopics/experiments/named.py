@@ -4,8 +4,8 @@
 |---|---|---|---|
 | perplexity-vs-k | Figure 1 (9) | methods x K x splits x seeds, one pass | score against K |
 | through-iterations | Figure 3 (10) | methods x splits x seeds, scored every N documents | score against documents seen |
-| step-size | Figures 6-7 | kappa x K x averaging (G-OEM) | score against kappa, with / without averaging |
-| alpha-update | Figure 11 | methods x kappa x alpha update | score against kappa, one panel per method |
+| step-size | Figures 6-7 | step_decay x K x averaging (G-OEM) | score against step_decay (kappa), with / without averaging |
+| alpha-update | Figure 11 | methods x step_decay x alpha update | score against step_decay, one panel per method |
 | boosting | Figures 4-5 | G-OEM, G-OEM++, V-OEM, V-OEM++ x K | score against K, X-OEM vs X-OEM++ |
 | time | Table 1 | methods x splits x seeds | training wall time per method |
 
@@ -33,8 +33,8 @@ from .data import CorpusSource
 
 PAPER_METHODS = ("g-oem", "v-oem++", "olda", "svb", "splda", "sgs")  # section 5, Figures 1, 3
 BOOSTING_METHODS = ("g-oem", "g-oem++", "v-oem", "v-oem++")          # appendix B.1
-KAPPAS = (0.0, 0.25, 0.5, 0.75, 1.0)                                 # appendix B.2
-ALPHA_KAPPAS = (0.5, 1.0)                                            # appendix F
+STEP_DECAYS = (0.0, 0.25, 0.5, 0.75, 1.0)                            # kappa, appendix B.2
+ALPHA_STEP_DECAYS = (0.5, 1.0)                                       # appendix F
 REAL_TOPICS = (8, 16, 32, 64)   # the paper uses 8 ... 128 on real corpora
 REAL_SINGLE_TOPICS = 32         # the paper uses K = 128 for real corpora in Figure 3
 
@@ -43,32 +43,34 @@ REAL_SINGLE_TOPICS = 32         # the paper uses K = 128 for real corpora in Fig
 class Options:
     """Settings shared by the experiments; None means the experiment's default.
 
-    methods, topics, kappas, alpha_updates : the grid (see each experiment's defaults).
+    methods, topics, step_decays, alpha_updates : the grid (see each experiment's defaults).
     seeds, splits : replicates (estimator seeds; split 0 is the corpus' own train/test split).
-    kappa : step-size exponent where it is not varied (the paper: 0.5). step_offset : tau0.
-    batch_size, local_passes, n_passes : the training settings (the paper: 100, 20, 1).
+    step_decay : kappa, the step-size exponent where it is not varied; step_offset : tau0
+        (`OnlineLDA`'s; 0 is the constant step 1, `runner.cell_method`).
+    batch_size, local_passes, n_passes : the training settings (the paper's: one pass).
     n_train, n_test : documents of each split used for training and held-out scoring.
     metric, n_particles, max_tokens, eval_seed : the held-out evaluation.
     eval_every : through-iterations: documents between evaluations (default: 1/20 of a pass).
+    The settings a `Cell` has default to the cell's.
     """
 
     methods: tuple[str, ...] | None = None
     topics: tuple[int, ...] | None = None
     seeds: tuple[int, ...] = (0, 1, 2)
     splits: tuple[int, ...] = (0,)
-    kappas: tuple[float, ...] | None = None
-    kappa: float = 0.5
+    step_decays: tuple[float, ...] | None = None
+    step_decay: float = Cell.step_decay
     alpha_updates: tuple[str, ...] | None = None
-    step_offset: float = 0.0
-    batch_size: int = 100
-    local_passes: int = 20
-    n_passes: int = 1
+    step_offset: float = Cell.step_offset
+    batch_size: int = Cell.batch_size
+    local_passes: int = Cell.local_passes
+    n_passes: int = Cell.n_passes
     n_train: int | None = None
     n_test: int | None = 1000
-    metric: str = "left-to-right"
-    n_particles: int = 20
+    metric: str = Cell.metric
+    n_particles: int = Cell.n_particles
     max_tokens: int | None = None
-    eval_seed: int = 0
+    eval_seed: int = Cell.eval_seed
     eval_every: int | None = None
 
     def __post_init__(self):
@@ -76,14 +78,11 @@ class Options:
             raise InputError(f"metric must be one of {', '.join(METRICS)}, got {self.metric!r}")
         if not self.seeds or not self.splits:
             raise InputError("at least one seed and one split are needed")
-        for kappa in (self.kappa, *(self.kappas or ())):
-            if not 0.0 <= kappa <= 1.0:
-                raise InputError(f"kappa must lie in [0, 1], got {kappa}")
 
     def cell(self, source: CorpusSource, split: int, seed: int, method: str, n_topics: int,
              **settings) -> Cell:
         """A cell with these options' training and evaluation settings."""
-        settings.setdefault("kappa", self.kappa)
+        settings.setdefault("step_decay", self.step_decay)
         return Cell(corpus=source.identity, split=split, seed=seed, method=method,
                     n_topics=n_topics, step_offset=self.step_offset,
                     batch_size=self.batch_size, local_passes=self.local_passes,
@@ -275,29 +274,30 @@ def _through_iterations_points(cell, result):
 
 def _step_size_grid(options, source, say):
     methods = choose_methods(options.methods, ("g-oem",), say)
-    return [options.cell(source, split, seed, method, k, kappa=kappa, averaging=averaging)
+    return [options.cell(source, split, seed, method, k, step_decay=decay, averaging=averaging)
             for split, seed in options.replicates() for method in methods
             for averaging in (True, False) for k in topics_grid(options, source)
-            for kappa in (options.kappas or KAPPAS)]
+            for decay in (options.step_decays or STEP_DECAYS)]
 
 
 def _step_size_points(cell, result):
     panel = f"{cell.method}, {'with' if cell.averaging else 'without'} averaging"
-    return [point(panel, cell.n_topics, cell.kappa, "log_perplexity", result["log_perplexity"])]
+    return [point(panel, cell.n_topics, cell.step_decay, "log_perplexity",
+                  result["log_perplexity"])]
 
 
 def _alpha_update_grid(options, source, say):
     methods = choose_methods(options.methods, BOOSTING_METHODS, say)
     updates = options.alpha_updates or ("fixed", "fixed-point", gamma_alpha_update())
-    return [options.cell(source, split, seed, method, k, kappa=kappa, alpha_update=update)
+    return [options.cell(source, split, seed, method, k, step_decay=decay, alpha_update=update)
             for split, seed in options.replicates() for method in methods
-            for k in single_topics(options, source) for kappa in (options.kappas or ALPHA_KAPPAS)
-            for update in updates]
+            for k in single_topics(options, source)
+            for decay in (options.step_decays or ALPHA_STEP_DECAYS) for update in updates]
 
 
 def _alpha_update_points(cell, result):
-    return [point(f"{cell.method}, K = {cell.n_topics}", alpha_update_label(cell.alpha_update), cell.kappa, "log_perplexity",
-                  result["log_perplexity"])]
+    return [point(f"{cell.method}, K = {cell.n_topics}", alpha_update_label(cell.alpha_update),
+                  cell.step_decay, "log_perplexity", result["log_perplexity"])]
 
 
 def _boosting_points(cell, result):
@@ -325,13 +325,13 @@ EXPERIMENTS: dict[str, Experiment] = {experiment.name: experiment for experiment
     Experiment("step-size", "Figures 6-7",
                "step size rho_i = i^-kappa, with and without Polyak-Ruppert averaging",
                _step_size_grid, _step_size_points,
-               x_label="step-size exponent kappa (rho_i = i^-kappa)", series_title="K",
-               x_title="kappa"),
+               x_label="step_decay kappa (rho_i = i^-kappa)", series_title="K",
+               x_title="step_decay"),
     Experiment("alpha-update", "Figure 11",
                "alpha fixed at its initial value (the true alpha on synthetic data), fixed "
                "point, Gamma prior", _alpha_update_grid, _alpha_update_points,
-               x_label="step-size exponent kappa (rho_i = i^-kappa)",
-               series_title="alpha update", x_title="kappa"),
+               x_label="step_decay kappa (rho_i = i^-kappa)",
+               series_title="alpha update", x_title="step_decay"),
     Experiment("boosting", "Figures 4-5", "boosted inference (++) against plain online EM",
                _methods_by_k(BOOSTING_METHODS, topics_grid), _boosting_points,
                x_label="number of topics K (log scale)", x_log=True),

@@ -24,6 +24,7 @@ import numpy as np
 from ..atomic import atomic_write
 from ..corpus.corpus import occurring_words, restrict_to_words
 from ..errors import InputError
+from ..validation import ParameterError
 from ..estimators.online_lda import OnlineLDA
 from ..evaluation import npmi_coherence
 from ..inference.presets import ALPHA_UPDATES, PRESETS, STEP_SIZES, resolve_method
@@ -50,9 +51,10 @@ def cell_method(cell: Cell):
     """The preset name, or the preset with parts replaced (a `presets.Method`):
 
     * ``alpha_update`` when the cell names one;
-    * the step size when kappa = 0: gamma_i = 1/i^0 = 1 (appendix B.2 has no proportionality
-      constant), i.e. the ``constant`` step rho_i = 1, for presets whose step is polynomial (a
-      1/i preset keeps its own step whatever kappa).
+    * the step size when ``step_decay`` (kappa) = 0: gamma_i = 1/i^0 = 1 (appendix B.2 has no
+      proportionality constant), i.e. the ``constant`` step rho_i = 1, for presets whose step
+      is polynomial (a 1/i preset keeps its own step whatever kappa). Any other value is the
+      estimator's to check (`OnlineLDA`: its polynomial step size).
     """
     if cell.method not in PRESETS:
         raise UnavailableCell(f"method {cell.method!r} is not available here "
@@ -64,9 +66,10 @@ def cell_method(cell: Cell):
             raise UnavailableCell(f"alpha update {cell.alpha_update!r} is not available here "
                                   f"(alpha updates: {', '.join(ALPHA_UPDATES)})")
         changes["alpha_update"] = cell.alpha_update
-    if cell.kappa == 0 and preset.step_size == "polynomial":
+    if cell.step_decay == 0 and preset.step_size == "polynomial":
         if "constant" not in STEP_SIZES:
-            raise UnavailableCell("kappa = 0 needs the constant step size, not available here")
+            raise UnavailableCell("step_decay = 0 needs the constant step size, not available "
+                                  "here")
         changes["step_size"] = "constant"
     if not changes:
         return cell.method
@@ -113,7 +116,7 @@ def run_cell(cell: Cell, split: ExperimentSplit, on_documents: Callable[[int], N
     prior, prior_description = initial_alpha(cell, split)
     model = OnlineLDA(n_topics=cell.n_topics, method=method, batch_size=cell.batch_size,
                       local_passes=cell.local_passes, step_offset=cell.step_offset,
-                      step_decay=cell.kappa, averaging=cell.averaging,
+                      step_decay=cell.step_decay, averaging=cell.averaging,
                       n_passes=cell.n_passes, doc_topic_prior=prior, random_state=cell.seed,
                       topic_word_prior=paper_topic_word_prior(cell, method))
     evaluation = ProgressiveEvaluation(held_out_documents(cell, split), every=cell.eval_every,
@@ -128,6 +131,8 @@ def run_cell(cell: Cell, split: ExperimentSplit, on_documents: Callable[[int], N
     try:
         model.fit(split.train, callback=callback)
         final = evaluation.finish(model)
+    except ParameterError:  # a setting the estimator refuses: the grid's error, not the cell's
+        raise
     except InputError as error:  # the evaluator's checks of beta and alpha
         raise CellFailure(f"the held-out evaluation refused the trained parameters: {error}") from None
     return {

@@ -208,7 +208,7 @@ def hdp_score(source: CorpusSource, options: Options, best: KScore, max_topics: 
         started = time.perf_counter()
         model = OnlineHDP(max_topics=max_topics, batch_size=options.batch_size,
                           local_passes=options.local_passes, step_offset=options.step_offset,
-                          step_decay=options.kappa, n_passes=options.n_passes,
+                          step_decay=options.step_decay, n_passes=options.n_passes,
                           random_state=seed).fit(split.train)
         seconds.append(time.perf_counter() - started)
         result = evaluation.score(*model.held_out_parameters())

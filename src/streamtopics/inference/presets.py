@@ -51,6 +51,13 @@ from .parts import AlphaUpdate, LocalEstimator, Parameterisation, StepSize
 from .schedules import Constant, Incremental, PolynomialDecay
 
 
+# The paper's settings (Dupuy & Bach 2016, section 5.1: P = 20 local passes, rho_i = i^-1/2):
+# the one owner of these defaults, read by every online estimator, the experiments and the CLI.
+DEFAULT_LOCAL_PASSES = 20
+DEFAULT_STEP_OFFSET = 0.0
+DEFAULT_STEP_DECAY = 0.5
+
+
 @dataclass(frozen=True)
 class PartSettings:
     """The estimator's hyperparameters the parts are built from (`OnlineLDA` fills them from its
@@ -63,9 +70,9 @@ class PartSettings:
     kernel of the local Gibbs step, "auto", "sparse", "dense" or "mh"
     (`GibbsEstimator.sampler`)."""
 
-    local_passes: int = 20
-    step_offset: float = 0.0
-    step_decay: float = 0.5
+    local_passes: int = DEFAULT_LOCAL_PASSES
+    step_offset: float = DEFAULT_STEP_OFFSET
+    step_decay: float = DEFAULT_STEP_DECAY
     corpus_size: int | None = None
     topic_word_prior: float | None = None
     update_topic_word_prior: bool = False

@@ -69,15 +69,17 @@ def to_gensim(model, pseudo_counts: float | None = None, random_state: int = 0):
     return lda
 
 
-def from_gensim(lda, transform_passes: int = 50) -> CVB0LDA:
-    """A fitted `CVB0LDA` holding a gensim ``LdaModel``'s topics, alpha, eta and vocabulary."""
+def from_gensim(lda, transform_passes: int | None = None) -> CVB0LDA:
+    """A fitted `CVB0LDA` holding a gensim ``LdaModel``'s topics, alpha, eta and vocabulary;
+    ``transform_passes``: `CVB0LDA`'s (None: its default)."""
     topics = np.asarray(lda.get_topics(), dtype=np.float64)
     alpha = np.asarray(lda.alpha, dtype=np.float64)
     eta = np.asarray(lda.eta, dtype=np.float64)
     if lda.id2word is None or len(lda.id2word) != topics.shape[1]:
         raise InputError("the gensim model needs its id2word dictionary (one word per column)")
+    passes = {} if transform_passes is None else {"transform_passes": transform_passes}
     model = CVB0LDA(n_topics=topics.shape[0], doc_topic_prior=float(alpha.mean()),
-                    topic_word_prior=float(eta.mean()), transform_passes=transform_passes)
+                    topic_word_prior=float(eta.mean()), **passes)
     model.components_ = topics / topics.sum(axis=1, keepdims=True)
     model.doc_topic_prior_ = alpha
     model.topic_word_prior_ = float(eta.mean())

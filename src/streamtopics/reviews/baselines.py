@@ -17,8 +17,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import digamma
 
-from ..corpus.corpus import _as_counts
-from .opinion import _Tokens
+from ..corpus.corpus import as_counts
+from ..estimators.base import RANDOM_STATE
+from ..validation import Integral, Interval, PositiveVector, Real, validate_parameters
+from .opinion import ReviewTokens
 
 
 class SupervisedLDA:
@@ -27,7 +29,7 @@ class SupervisedLDA:
     Parameters
     ----------
     n_topics : K.
-    alpha : the (fixed) Dirichlet prior on theta, a number or K numbers.
+    doc_topic_prior : alpha, the (fixed) Dirichlet prior on theta, a number or K numbers.
     topic_word_prior : pseudo-count added to every topic's expected counts in the M-step (keeps
         every word's probability positive for held-out scoring).
     max_iter, inner_max_iter, inner_tol : outer EM iterations; per-review coordinate ascent
@@ -37,19 +39,30 @@ class SupervisedLDA:
     (sigma^2), ``doc_topic_`` (E[zbar_d], D x K).
     """
 
-    def __init__(self, n_topics: int, alpha=0.1, topic_word_prior: float = 0.01,
+    def __init__(self, n_topics: int, doc_topic_prior=0.1, topic_word_prior: float = 0.01,
                  max_iter: int = 30, inner_max_iter: int = 20, inner_tol: float = 1e-4):
         self.n_topics = n_topics
-        self.alpha = alpha
+        self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
         self.max_iter = max_iter
         self.inner_max_iter = inner_max_iter
         self.inner_tol = inner_tol
 
+    _parameter_constraints = {
+        "n_topics": [Interval(Integral, 1, None)],
+        "doc_topic_prior": [Interval(Real, 0, None, "neither"), PositiveVector("n_topics")],
+        "topic_word_prior": [Interval(Real, 0, None)],
+        "max_iter": [Interval(Integral, 1, None)],
+        "inner_max_iter": [Interval(Integral, 1, None)],
+        "inner_tol": [Interval(Real, 0, None)],
+    }
+    _parameter_symbols = {"doc_topic_prior": "alpha"}
+
     def fit(self, X, ratings, initial_topics) -> "SupervisedLDA":
         """Learn the topics, eta and sigma^2 from reviews ``X`` (D x V counts), their numeric
         ``ratings`` and ``initial_topics`` (K x V, e.g. LDA-0's)."""
-        counts = _as_counts(X)
+        validate_parameters(self)
+        counts = as_counts(X)
         n_docs, n_words = counts.shape
         ratings = np.asarray(ratings, dtype=np.float64)
         if ratings.shape != (n_docs,) or not np.all(np.isfinite(ratings)):
@@ -57,9 +70,9 @@ class SupervisedLDA:
         topics = np.asarray(initial_topics, dtype=np.float64)
         if topics.shape != (self.n_topics, n_words):
             raise ValueError(f"initial_topics must be K x V = {self.n_topics} x {n_words}")
-        tokens = _Tokens(counts, np.zeros(n_docs, dtype=np.int64))
+        tokens = ReviewTokens(counts, np.zeros(n_docs, dtype=np.int64))
         lengths = np.asarray(counts.sum(axis=1), dtype=np.float64).ravel()
-        alpha = np.broadcast_to(np.asarray(self.alpha, float), (self.n_topics,))
+        alpha = np.broadcast_to(np.asarray(self.doc_topic_prior, float), (self.n_topics,))
         coefficients = np.zeros(self.n_topics)
         variance = float(np.var(ratings)) or 1.0
         phi = np.full((tokens.n, self.n_topics), 1.0 / self.n_topics)
@@ -140,26 +153,36 @@ class HiddenFactorsTopics:
     """
 
     def __init__(self, n_topics: int, trade_off: float = 0.1, regularization: float = 0.1,
-                 topic_word_prior: float = 0.01, n_rounds: int = 20, seed: int = 0):
+                 topic_word_prior: float = 0.01, n_rounds: int = 20, random_state=0):
         self.n_topics = n_topics
         self.trade_off = trade_off
         self.regularization = regularization
         self.topic_word_prior = topic_word_prior
         self.n_rounds = n_rounds
-        self.seed = seed
+        self.random_state = random_state
+
+    _parameter_constraints = {
+        "n_topics": [Interval(Integral, 1, None)],
+        "trade_off": [Interval(Real, 0, None)],
+        "regularization": [Interval(Real, 0, None)],
+        "topic_word_prior": [Interval(Real, 0, None)],
+        "n_rounds": [Interval(Integral, 1, None)],
+        "random_state": RANDOM_STATE,
+    }
 
     def fit(self, X, users, items, ratings) -> "HiddenFactorsTopics":
         from scipy.optimize import minimize
 
         from .scoring import group_documents
-        counts = _as_counts(X)
+        validate_parameters(self)
+        counts = as_counts(X)
         user_ids, user_rows = np.unique(np.asarray(users), return_inverse=True)
         grouped, self.item_ids_, item_rows = group_documents(counts, items)
         problem = _RatingProblem(np.asarray(ratings, dtype=np.float64), user_rows, item_rows,
                                  len(user_ids), len(self.item_ids_), self.n_topics,
                                  self.regularization, self.trade_off)
-        rng = np.random.default_rng(self.seed)
-        tokens = _Tokens(grouped, np.zeros(problem.n_items, dtype=np.int64))
+        rng = np.random.default_rng(self.random_state)
+        tokens = ReviewTokens(grouped, np.zeros(problem.n_items, dtype=np.int64))
         vector = problem.start(rng)
         topics = rng.dirichlet(np.ones(grouped.shape[1]), self.n_topics)
         for _ in range(self.n_rounds):

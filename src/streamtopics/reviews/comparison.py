@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..corpus.corpus import Corpus, _as_counts
+from ..corpus.corpus import Corpus, as_counts
 from ..estimators.gibbs_lda import GibbsLDA
 from ..evaluation import left_to_right
 from .baselines import HiddenFactorsTopics, SupervisedLDA
@@ -50,8 +50,8 @@ class ReviewComparison:
     n_test_reviews: int = 0
 
 
-def _lda(n_topics: int, seed: int, iterations: int) -> GibbsLDA:
-    return GibbsLDA(n_topics, n_passes=iterations, burn_in=iterations // 2, random_state=seed)
+def _lda(n_topics: int, seed: int, n_passes: int) -> GibbsLDA:
+    return GibbsLDA(n_topics, n_passes=n_passes, burn_in=n_passes // 2, random_state=seed)
 
 
 def _seen(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
@@ -60,16 +60,17 @@ def _seen(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
 
 
 def compare_review_models(train: ReviewSide, test: ReviewSide, n_topics: int, seed: int = 0,
-                          iterations: int = 200, n_particles: int = 20,
+                          n_passes: int = 200, n_particles: int = 20,
                           oracle_opinions: bool = False) -> ReviewComparison:
     """Fit every model the data allow on ``train`` and score ``test`` (section 2.2).
 
     Test reduced ratings are unknown, as in the thesis: P(+1) is Phi(b_c / sigma) from the
     rating reduction, or the training share of positive reviews when opinions are given
     directly; ``oracle_opinions`` also scores LDA-R with the test reviews' own opinions (an
-    upper bound on what the opinion topics add).
+    upper bound on what the opinion topics add). LDA-0, -C and -U run ``n_passes`` Gibbs sweeps
+    (`GibbsLDA`), half of them burn-in.
     """
-    counts, test_counts = _as_counts(train.counts), _as_counts(test.counts)
+    counts, test_counts = as_counts(train.counts), as_counts(test.counts)
     keep = np.ones(test_counts.shape[0], dtype=bool)
     for name in ("users", "items"):
         ids, wanted = getattr(train, name), getattr(test, name)
@@ -89,20 +90,20 @@ def compare_review_models(train: ReviewSide, test: ReviewSide, n_topics: int, se
     elif opinions is not None:
         p_positive = float(np.mean(np.asarray(opinions) > 0))
     result = ReviewComparison(n_test_reviews=int(test_counts.shape[0]))
-    lda_0 = _lda(n_topics, seed, iterations)
+    lda_0 = _lda(n_topics, seed, n_passes)
     doc_theta = lda_0.fit_transform(counts)
     result.log_perplexity["LDA-0"] = per_word_log_perplexity(left_to_right(
         lda_0.components_, lda_0.doc_topic_prior_, Corpus(test_counts), n_particles=n_particles,
         seed=seed).log_likelihoods, test_counts)
     response = train.ratings if train.ratings is not None else opinions
     if response is not None:
-        slda = SupervisedLDA(n_topics, alpha=lda_0.doc_topic_prior_).fit(
+        slda = SupervisedLDA(n_topics, doc_topic_prior=lda_0.doc_topic_prior_).fit(
             counts, response, lda_0.components_)
         result.log_perplexity["SLDA"] = per_word_log_perplexity(left_to_right(
             slda.components_, lda_0.doc_topic_prior_, Corpus(test_counts),
             n_particles=n_particles, seed=seed).log_likelihoods, test_counts)
     if train.ratings is not None and test.items is not None:
-        hft = HiddenFactorsTopics(n_topics, seed=seed).fit(counts, train.users, train.items,
+        hft = HiddenFactorsTopics(n_topics, random_state=seed).fit(counts, train.users, train.items,
                                                             train.ratings)
         result.log_perplexity["HFT"] = per_word_log_perplexity(pointwise_log_likelihood(
             test_counts, hft.item_theta(test_values("items")), hft.components_), test_counts)
@@ -125,7 +126,7 @@ def compare_review_models(train: ReviewSide, test: ReviewSide, n_topics: int, se
         if groups is None or test_groups is None:
             continue
         grouped, ids, rows = group_documents(counts, groups)
-        lda = _lda(n_topics, seed, iterations)
+        lda = _lda(n_topics, seed, n_passes)
         group_theta = lda.fit_transform(grouped)
         test_rows = np.searchsorted(ids, test_groups)
         result.log_perplexity[f"LDA-{letter}"] = per_word_log_perplexity(

@@ -22,7 +22,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import digamma, expit, gammaln, polygamma
 
-from ..corpus.corpus import _as_counts
+from ..corpus.corpus import as_counts
+from ..validation import BOOLEAN, Integral, Interval, PositiveVector, Real, validate_parameters
 
 
 def _dirichlet_expected_log(parameters: np.ndarray) -> np.ndarray:
@@ -73,7 +74,8 @@ class OpinionLDA:
     n_topics : K, the number of descriptive topics (that of the LDA giving theta).
     omega : initial Dirichlet prior (descriptive, qualitative) on each review's word-type
         proportions p^d; learnt by Newton steps (appendix 2.A.2). Default (9, 1).
-    eta : initial symmetric Dirichlet prior on phi and Psi; learnt by Newton steps.
+    topic_word_prior : eta, the initial symmetric Dirichlet prior on phi and Psi; learnt by
+        Newton steps.
     max_iter, tol : outer variational EM iterations; stop when the ELBO's relative change is
         below ``tol`` (components.md section 5.2 decision: 30 and 1e-5).
     inner_max_iter, inner_tol : per-review coordinate ascent of the local parameters; stop when
@@ -81,22 +83,32 @@ class OpinionLDA:
     learn_hyperparameters : False keeps omega and eta fixed.
 
     Fitted attributes: ``components_`` (K x V, posterior mean of phi), ``opinion_topics_``
-    (2 x V, posterior means of Psi^{-1} (row 0) and Psi^{+1} (row 1)), ``omega_``, ``eta_``,
+    (2 x V, posterior means of Psi^{-1} (row 0) and Psi^{+1} (row 1)), ``omega_``,
+    ``topic_word_prior_`` (eta learnt),
     ``qualitative_share_`` (the mean over training reviews of E[p^d_2], the thesis' "average
     proportion of qualitative words", 10% on IMDB), ``elbo_`` (one value per iteration).
     """
 
-    def __init__(self, n_topics: int, omega=(9.0, 1.0), eta: float = 0.01, max_iter: int = 30,
-                 tol: float = 1e-5, inner_max_iter: int = 50, inner_tol: float = 1e-4,
-                 learn_hyperparameters: bool = True):
+    def __init__(self, n_topics: int, omega=(9.0, 1.0), topic_word_prior: float = 0.01,
+                 max_iter: int = 30, tol: float = 1e-5, inner_max_iter: int = 50,
+                 inner_tol: float = 1e-4, learn_hyperparameters: bool = True):
         self.n_topics = n_topics
         self.omega = omega
-        self.eta = eta
+        self.topic_word_prior = topic_word_prior
         self.max_iter = max_iter
         self.tol = tol
         self.inner_max_iter = inner_max_iter
         self.inner_tol = inner_tol
         self.learn_hyperparameters = learn_hyperparameters
+
+    _parameter_constraints = {
+        "n_topics": [Interval(Integral, 1, None)], "omega": [PositiveVector(2)],
+        "topic_word_prior": [Interval(Real, 0, None, "neither")],
+        "max_iter": [Interval(Integral, 1, None)], "tol": [Interval(Real, 0, None)],
+        "inner_max_iter": [Interval(Integral, 1, None)], "inner_tol": [Interval(Real, 0, None)],
+        "learn_hyperparameters": [BOOLEAN],
+    }
+    _parameter_symbols = {"topic_word_prior": "eta"}
 
     def fit(self, X, opinions, doc_topic, initial_topics) -> "OpinionLDA":
         """Learn phi, Psi (and omega, eta) from reviews ``X`` (D x V counts), their reduced
@@ -105,17 +117,18 @@ class OpinionLDA:
         LDA-0 or LDA-C topics: the thesis finds random starts poor) gives E[log phi] of the
         first E-step. Psi^{+-1} start from the word counts of the positive and negative reviews
         plus eta (components.md section 5.2). The fit is deterministic."""
-        counts = _as_counts(X)
+        validate_parameters(self)
+        counts = as_counts(X)
         n_docs, n_words = counts.shape
         theta = self._check_inputs(counts, opinions, doc_topic)
         sides = (np.asarray(opinions) > 0).astype(np.int64)
-        tokens = _Tokens(counts, sides)
+        tokens = ReviewTokens(counts, sides)
         self.omega_ = np.asarray(self.omega, dtype=np.float64).copy()
-        self.eta_ = float(self.eta)
+        self.topic_word_prior_ = float(self.topic_word_prior)
         log_theta = np.log(np.maximum(theta[tokens.doc], 1e-300))
         opinion_counts = np.vstack([np.asarray(counts[sides == side].sum(axis=0)).ravel()
                                     for side in (0, 1)])
-        self.opinion_lambda_ = self.eta_ + opinion_counts
+        self.opinion_lambda_ = self.topic_word_prior_ + opinion_counts
         initial_topics = np.asarray(initial_topics, dtype=np.float64)
         if initial_topics.shape != (self.n_topics, n_words):
             raise ValueError(f"initial_topics must be K x V = {self.n_topics} x {n_words}, got "
@@ -131,10 +144,10 @@ class OpinionLDA:
             responsibilities, descriptive, pi = self._local_step(
                 tokens, n_docs, log_theta, word_log_phi, word_log_psi, descriptive)
             weighted = tokens.count * descriptive
-            self.topic_lambda_ = self.eta_ + (tokens.word_matrix(n_words).T
+            self.topic_lambda_ = self.topic_word_prior_ + (tokens.word_matrix(n_words).T
                                               @ (weighted[:, None] * responsibilities)).T
             qualitative = tokens.count * (1 - descriptive)
-            self.opinion_lambda_ = self.eta_ + np.vstack([
+            self.opinion_lambda_ = self.topic_word_prior_ + np.vstack([
                 np.bincount(tokens.word[tokens.side == side],
                             weights=qualitative[tokens.side == side], minlength=n_words)
                 for side in (0, 1)])
@@ -164,9 +177,6 @@ class OpinionLDA:
                              f"{theta.shape}")
         if np.any(theta < 0) or not np.allclose(theta.sum(axis=1), 1, atol=1e-6):
             raise ValueError("doc_topic rows must be probability vectors")
-        omega = np.asarray(self.omega, dtype=np.float64)
-        if omega.shape != (2,) or np.any(~(omega > 0)) or not self.eta > 0:
-            raise ValueError("omega must be two positive numbers and eta a positive number")
         return theta
 
     def _local_step(self, tokens, n_docs, log_theta, word_log_phi, word_log_psi, descriptive):
@@ -216,12 +226,12 @@ class OpinionLDA:
                     + (eta - 1) * log_x_sum)
 
         eta = _newton_dirichlet_prior(
-            np.array([self.eta_]), eta_objective,
+            np.array([self.topic_word_prior_]), eta_objective,
             lambda eta: np.array([n_rows * n_words * (digamma(n_words * eta[0])
                                                       - digamma(eta[0])) + log_x_sum]),
             lambda eta: np.array([[n_rows * n_words * (n_words * polygamma(1, n_words * eta[0])
                                                        - polygamma(1, eta[0]))]]))
-        self.eta_ = float(eta[0])
+        self.topic_word_prior_ = float(eta[0])
 
     def _elbo(self, tokens, log_theta, responsibilities, descriptive, pi) -> float:
         """The evidence lower bound L(q) of appendix 2.A at the current parameters."""
@@ -238,7 +248,7 @@ class OpinionLDA:
                      - descriptive * np.log(np.maximum(descriptive, 1e-300))
                      - qualitative * np.log(np.maximum(qualitative, 1e-300)))
         n_words = self.topic_lambda_.shape[1]
-        eta = np.full(n_words, self.eta_)
+        eta = np.full(n_words, self.topic_word_prior_)
         return float(tokens.count @ per_token
                      + _dirichlet_cross_term(np.broadcast_to(self.omega_, pi.shape), pi)
                      + _dirichlet_cross_term(np.broadcast_to(eta, self.topic_lambda_.shape),
@@ -247,9 +257,10 @@ class OpinionLDA:
                                              self.opinion_lambda_))
 
 
-class _Tokens:
+class ReviewTokens:
     """The nonzero entries of a review-by-word count matrix, one row per (review, word): the
-    local variational parameters are shared by the tokens of one word in one review."""
+    local variational parameters are shared by the tokens of one word in one review (here and
+    in `baselines`)."""
 
     def __init__(self, counts: sp.csr_matrix, sides: np.ndarray):
         self.doc = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))

@@ -16,6 +16,8 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import lsqr
 from scipy.special import ndtr
 
+from ..validation import Interval, Real, validate_parameters
+
 
 def _codes(ids, known: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(distinct ids, integer code of each entry); with ``known``, codes index ``known`` and an
@@ -47,7 +49,11 @@ class RatingReducer:
         self.lambda_user = lambda_user
         self.lambda_item = lambda_item
 
+    _parameter_constraints = {"lambda_user": [Interval(Real, 0, None, "neither")],
+                              "lambda_item": [Interval(Real, 0, None, "neither")]}
+
     def fit(self, users, items, ratings) -> "RatingReducer":
+        validate_parameters(self)
         ratings = np.asarray(ratings, dtype=np.float64)
         if ratings.ndim != 1 or not len(ratings):
             raise ValueError("ratings must be a non-empty 1-D sequence of numbers")
@@ -56,9 +62,6 @@ class RatingReducer:
         if len(users) != len(ratings) or len(items) != len(ratings):
             raise ValueError(f"users ({len(users)}), items ({len(items)}) and ratings "
                              f"({len(ratings)}) must have the same length")
-        for name, value in (("lambda_user", self.lambda_user), ("lambda_item", self.lambda_item)):
-            if not np.isfinite(value) or value <= 0:
-                raise ValueError(f"{name} must be a positive number, got {value!r}")
         self.user_ids_, user_codes = _codes(users)
         self.item_ids_, item_codes = _codes(items)
         n_users, n_items, n = len(self.user_ids_), len(self.item_ids_), len(ratings)

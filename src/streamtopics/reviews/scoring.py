@@ -20,15 +20,15 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import betaincinv, logsumexp, roots_jacobi, roots_legendre
 
-from ..corpus.corpus import Corpus, _as_counts
-from ..evaluation import _inputs
+from ..corpus.corpus import Corpus, as_counts
+from ..validation import check_count, check_seed
 from ..kernels.opinion import opinion_left_to_right_kernel
 
 
 def group_documents(X, groups) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
     """Concatenate the reviews of each group (item for LDA-C, user for LDA-U): returns the
     grouped counts (one row per distinct group, sorted), the group ids and each review's row."""
-    counts = _as_counts(X)
+    counts = as_counts(X)
     groups = np.asarray(groups)
     if groups.shape != (counts.shape[0],):
         raise ValueError(f"groups must hold one id per review ({counts.shape[0]}), got "
@@ -42,7 +42,7 @@ def group_documents(X, groups) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
 
 
 def _entries(X, doc_topic, topics):
-    counts = _as_counts(X)
+    counts = as_counts(X)
     doc = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
     word = counts.indices
     descriptive = np.einsum("nk,kn->n", np.asarray(doc_topic, float)[doc], topics[:, word])
@@ -106,8 +106,8 @@ def opinion_left_to_right(X, alpha, p_positive, topics, opinion_topics, omega,
     opinion_topics = np.asarray(opinion_topics, float)
     alpha = np.broadcast_to(np.asarray(alpha, float), (topics.shape[1],)).copy()
     omega = np.asarray(omega, float)
-    n_particles = _inputs.check_count(n_particles, "n_particles", 1)
-    seed = _inputs.check_seed(seed)
+    n_particles = check_count(n_particles, "n_particles", 1)
+    seed = check_seed(seed)
     word_ids, offsets = Corpus(X).document_tokens()
     n_docs = offsets.size - 1
     p_positive = np.broadcast_to(np.asarray(p_positive, float), (n_docs,))
@@ -120,4 +120,4 @@ def opinion_left_to_right(X, alpha, p_positive, topics, opinion_topics, omega,
 
 def per_word_log_perplexity(log_likelihoods, X) -> float:
     """-(sum of log-likelihoods) / (number of tokens): the thesis' Figure 4 unit, nats/word."""
-    return float(-np.sum(log_likelihoods) / _as_counts(X).sum())
+    return float(-np.sum(log_likelihoods) / as_counts(X).sum())
