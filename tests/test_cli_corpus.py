@@ -92,6 +92,30 @@ def test_preprocess_csv_missing_column(tmp_path, capsys):
     assert f"{path}, line 1: no column 'text' (columns: id, body)" in err
 
 
+def test_text_field_names_a_csv_column_and_an_unknown_one_is_an_error(tmp_path, capsys):
+    """``--text-field`` is the text's field in JSON lines and its column in CSV (one option for
+    one concept); a field the input does not have stops the command, naming the file, the
+    field and the fields there are, whatever the format."""
+    path = tmp_path / "raw.csv"
+    path.write_text("id,body\n" + "".join(f"{i},sun sea sky sun sea\n" for i in range(30)))
+    vocabulary = tmp_path / "vocab.txt"
+    vocabulary.write_text("sea\nsky\nsun\n")
+    fit = ["fit", str(path), "-k", "2", "--passes", "1", "--local-passes", "2",
+           "--vocabulary", str(vocabulary), "-o", str(tmp_path / "m.npz"), "--json"]
+    assert main([*fit, "--text-field", "body"]) == 0
+    assert json.loads(capsys.readouterr().out)["documents"] == 30
+    assert main([*fit, "--text-field", "message"]) == 2
+    assert f"{path}, line 1: no column 'message' (columns: id, body)" in capsys.readouterr().err
+    directory = tmp_path / "corpus"
+    assert main(["synth", "-k", "2", "-V", "20", "-n", "50", "--test", "0", "-o",
+                 str(directory)]) == 0
+    capsys.readouterr()
+    assert main(["fit", str(directory), "-k", "2", "--text-field", "message",
+                 "-o", str(tmp_path / "n.npz")]) == 2
+    assert (f"{directory}: no field 'message': corpus-dir input has no fields"
+            in capsys.readouterr().err)
+
+
 def test_synth_matches_the_generator_and_writes_truth(tmp_path, capsys):
     out = tmp_path / "synth"
     code = main(["synth", "-k", "4", "-V", "50", "-n", "300", "--test", "40", "--seed", "3",

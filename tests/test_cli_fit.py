@@ -126,7 +126,7 @@ def test_fit_batch_methods_recover_planted_topics(tmp_path, capsys, method):
                            mean_length=50, alpha=0.2, topic_concentration=0.1, seed=4)
     model_path = tmp_path / f"{method}.stm"
     fitted = run_json(capsys, ["fit", str(directory), "-k", "3", "--method", method,
-                               "--iterations", "80", "--burn-in", "40", "--lag", "5",
+                               "--passes", "80", "--burn-in", "40", "--lag", "5",
                                "--samples", "4", "--seed", "2", "-o", str(model_path)])
     assert fitted["documents"] == 600
     beta, _, _ = load_topic_parameters(model_path)

@@ -61,7 +61,7 @@ def test_auto_passes_over_a_file_over_the_limit_stream_one_pass(tmp_path, capsys
 
 @pytest.mark.parametrize("argv,reason", [
     (["--method", "batch-vb", "--passes", "1"], None),
-    (["--method", "cvb0", "--iterations", "3"], None),
+    (["--method", "cvb0", "--passes", "3"], None),
     (["--passes", "1", "--eval-every", "100"], "--eval-every"),
 ])
 def test_what_needs_the_whole_corpus_loads_it(tmp_path, capsys, directory, argv, reason):

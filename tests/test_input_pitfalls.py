@@ -176,7 +176,7 @@ def test_outputs_into_a_missing_directory_are_refused_before_any_work(model_path
 @pytest.mark.parametrize("options, problem", [
     (["-k", "0"], "OnlineLDA: n_topics must be an integer >= 1, got 0"),
     (["-k", "5", "--batch-size", "0"], "batch_size must be an integer >= 1, got 0"),
-    (["-k", "5", "--method", "cvb0", "--alpha", "-1"], "doc_topic_prior"),
+    (["-k", "5", "--method", "cvb0", "--doc-topic-prior", "-1"], "doc_topic_prior"),
 ])
 def test_fit_checks_option_values_before_reading_the_input(tmp_path, capsys, options, problem):
     assert main(["fit", str(tmp_path / "not-there"), *options, "-o", str(tmp_path / "m")]) == 2

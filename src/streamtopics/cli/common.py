@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import sys
 from pathlib import Path
@@ -24,6 +25,19 @@ def positive_int(text: str) -> int:
     return value
 
 
+def default_of(owner, name: str):
+    """The default of parameter ``name`` of ``owner`` (an estimator class, a function or a
+    dataclass): what an option left out means. Options default to None, "not given", and
+    `given` passes only those given, so every default has one owner and ``--help`` reads it
+    from there instead of repeating it."""
+    return inspect.signature(owner).parameters[name].default
+
+
+def given(**options) -> dict:
+    """The keyword arguments of the options given (those that are not None)."""
+    return {name: value for name, value in options.items() if value is not None}
+
+
 def existing_parent(path) -> Path:
     """``path`` as a Path whose directory exists, else an `InputError` naming the directory
     (checked before any work, so a typo does not cost a whole run)."""
@@ -43,17 +57,20 @@ def use_threads(threads: int | None) -> None:
     numba.set_num_threads(threads)
 
 
-def add_text_options(parser, text_field: bool = True) -> None:
-    """``--encoding`` and ``--errors`` of raw text input (and ``--text-field``, the JSON field
-    holding the text, unless the command defines it itself); read back by `text_options`."""
-    if text_field:
-        parser.add_argument("--text-field", default="text",
-                            help="raw JSON-lines input: the field holding the text (default: text)")
-    parser.add_argument("--encoding", type=_encoding, default="utf-8",
-                        help="encoding of raw text input (default: utf-8; e.g. latin-1, cp1252)")
-    parser.add_argument("--errors", choices=DECODING_ERRORS, default="strict",
-                        help="undecodable bytes in raw text: strict = stop, naming the file and "
-                             "line (exit 2); replace = U+FFFD, counted (default: strict)")
+def add_text_options(parser) -> None:
+    """``--text-field`` (the JSON field or CSV column holding the text), ``--encoding`` and
+    ``--errors`` of raw text input; read back by `text_options`."""
+    parser.add_argument("--text-field", default=None, metavar="FIELD",
+                        help=f"raw JSON-lines or CSV input: the field (column) holding the text; "
+                             f"one the input does not have is an error (default: "
+                             f"{default_of(load_corpus, 'text_field')})")
+    parser.add_argument("--encoding", type=_encoding, default=None,
+                        help=f"encoding of raw text input (default: "
+                             f"{default_of(load_corpus, 'encoding')}; e.g. latin-1, cp1252)")
+    parser.add_argument("--errors", choices=DECODING_ERRORS, default=None,
+                        help=f"undecodable bytes in raw text: strict = stop, naming the file and "
+                             f"line (exit 2); replace = U+FFFD, counted (default: "
+                             f"{default_of(load_corpus, 'errors')})")
 
 
 def _encoding(name: str) -> str:
@@ -67,8 +84,8 @@ def _encoding(name: str) -> str:
 
 def text_options(args) -> dict:
     """The keyword arguments of `load_corpus` / `iter_raw_documents` that `add_text_options`
-    set."""
-    return {"text_field": args.text_field, "encoding": args.encoding, "errors": args.errors}
+    set, those given."""
+    return given(text_field=args.text_field, encoding=args.encoding, errors=args.errors)
 
 
 def read_training_corpus(args):

@@ -14,7 +14,7 @@ import time
 from ..corpus.synthetic import generate_synthetic
 from ..estimators.online_lda import OnlineLDA
 from ..evaluation import left_to_right, match_topics
-from .common import add_json_flag, emit, progress
+from .common import add_json_flag, default_of, emit, progress
 
 
 def register(subparsers) -> None:
@@ -27,18 +27,18 @@ def register(subparsers) -> None:
     parser.add_argument("--words", type=int, default=1_000, help="vocabulary size V")
     parser.add_argument("--methods", default="g-oem,olda",
                         help="comma-separated methods to train (default: g-oem,olda)")
-    parser.add_argument("--particles", type=int, default=20, help="left-to-right particles")
+    parser.add_argument("--particles", type=int, default=default_of(left_to_right, "n_particles"),
+                        help="left-to-right particles (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the corpus and every method")
     add_json_flag(parser)
     parser.set_defaults(run=run)
 
 
 def _train(method: str, train, n_topics: int, seed: int) -> tuple[OnlineLDA, float]:
-    model = OnlineLDA(n_topics=n_topics, method=method, batch_size=100, local_passes=20,
-                      corpus_size=len(train), random_state=seed)
+    model = OnlineLDA(n_topics=n_topics, method=method, corpus_size=len(train), random_state=seed)
     start = time.perf_counter()
     with progress(total=len(train), desc=method) as bar:
-        for batch in train.minibatches(100):
+        for batch in train.minibatches(model.batch_size):
             model.partial_fit(batch)
             bar.update(len(batch))
     return model, time.perf_counter() - start

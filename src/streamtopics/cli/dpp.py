@@ -15,11 +15,17 @@ from ..corpus.corpus import ReadReport
 from ..corpus.preprocess import load_stopwords
 from ..corpus.readers import TEXT_FORMATS, iter_raw_documents
 from ..dpp.likelihood import evaluate
-from ..dpp.model import LowRankDPP
+from ..dpp.model import OPTIMIZERS, LowRankDPP
 from ..dpp.summaries import marked_text
 from ..dpp.text import SentencePreprocessor
 from ..errors import InputError
-from .common import add_json_flag, add_text_options, emit, positive_int, progress, text_options
+from .common import (add_json_flag, add_text_options, default_of, emit, positive_int, progress,
+                     text_options)
+
+
+def _dpp(name: str):
+    """`LowRankDPP`'s default of ``name``, the option's."""
+    return default_of(LowRankDPP, name)
 
 
 def _add_input(parser) -> None:
@@ -37,12 +43,18 @@ def register(subparsers) -> None:
     fit.add_argument("raw", metavar="RAW", help="raw documents (jsonl, text, csv; .gz allowed)")
     fit.add_argument("-o", "--output", required=True, help="model file to write")
     _add_input(fit)
-    fit.add_argument("--vocab-size", type=int, default=500, help="V, words kept (default: 500)")
-    fit.add_argument("--rank", type=int, default=10, help="r, columns of U (default: 10)")
-    fit.add_argument("--penalty", type=float, default=1e-2, help="lambda (default: 0.01)")
-    fit.add_argument("--max-outer", type=int, default=10, help="U/theta alternations (default: 10)")
-    fit.add_argument("--inner-iter", type=int, default=100, help="L-BFGS iterations per step (default: 100)")
-    fit.add_argument("--optimizer", choices=("lbfgs", "sgd"), default="lbfgs", help="U step (default: lbfgs)")
+    fit.add_argument("--vocab-size", type=int, default=default_of(SentencePreprocessor, "n_words"),
+                     help="V, words kept (default: %(default)s)")
+    fit.add_argument("--rank", type=int, default=_dpp("rank"),
+                     help="r, columns of U (default: %(default)s)")
+    fit.add_argument("--penalty", type=float, default=_dpp("penalty"),
+                     help="lambda (default: %(default)s)")
+    fit.add_argument("--max-outer", type=int, default=_dpp("max_outer"),
+                     help="U/theta alternations (default: %(default)s)")
+    fit.add_argument("--inner-iter", type=int, default=_dpp("inner_iter"),
+                     help="L-BFGS iterations per step (default: %(default)s)")
+    fit.add_argument("--optimizer", choices=OPTIMIZERS, default=_dpp("optimizer"),
+                     help="U step (default: %(default)s)")
     fit.add_argument("--test-size", type=float, default=0.1,
                      help="fraction of documents held out for the log-likelihood report (default: 0.1)")
     fit.add_argument("--stopwords", default=None, help="stop-word file (default: the bundled list)")
@@ -57,7 +69,9 @@ def register(subparsers) -> None:
     summarize.add_argument("model", metavar="MODEL", help="model file written by fit-dpp")
     summarize.add_argument("raw", metavar="RAW", help="raw documents")
     _add_input(summarize)
-    summarize.add_argument("-l", "--sentences", type=positive_int, default=5, help="summary length (default: 5)")
+    summarize.add_argument("-l", "--sentences", type=positive_int,
+                           default=default_of(LowRankDPP.summarize, "n_sentences"),
+                           help="summary length (default: %(default)s)")
     summarize.add_argument("--limit", type=int, default=None, help="summarise only the first N documents")
     summarize.add_argument("--no-quality", action="store_true",
                            help="leave the sentence masses p(x) out of L (diversity only)")

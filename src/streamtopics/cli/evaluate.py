@@ -20,7 +20,7 @@ from ..evaluation import (document_completion, elbo, left_to_right, npmi_coheren
                           top_word_ids, top_words_table, umass_coherence)
 from ..persistence import scored_topic_parameters
 from ..corpus.readers import TEXT_FORMATS, detect_format, load_corpus
-from .common import (add_json_flag, add_text_options, emit, positive_int, progress, report_reading,
+from .common import (add_json_flag, add_text_options, default_of, emit, positive_int, progress, report_reading,
                      text_options)
 
 METRICS = ("left-to-right", "left-to-right-smc", "completion", "elbo", "coherence")
@@ -44,21 +44,29 @@ def register(subparsers) -> None:
     parser.add_argument("--split", default="test", help="which split to score (default: test)")
     parser.add_argument("--metric", choices=METRICS, default="left-to-right",
                         help="what to compute (default: left-to-right)")
-    parser.add_argument("--particles", type=positive_int, default=20,
-                        help="left-to-right particles R (default: 20)")
+    parser.add_argument("--particles", type=positive_int,
+                        default=default_of(left_to_right, "n_particles"),
+                        help="left-to-right particles R (default: %(default)s)")
     parser.add_argument("--max-tokens", type=positive_int, default=None,
                         help="left-to-right: score only the first N tokens of each document")
     parser.add_argument("--max-docs", type=positive_int, default=None,
                         help="score only the first N documents of the split")
-    parser.add_argument("--estimator", choices=("standard", "p"), default="standard",
-                        help="completion: theta estimator, hard counts or theta^p soft counts")
-    parser.add_argument("--burn-in", type=int, default=50, help="completion: burn-in sweeps")
-    parser.add_argument("--samples", type=positive_int, default=10,
-                        help="completion: samples of theta averaged")
-    parser.add_argument("--lag", type=positive_int, default=5, help="completion: sweeps between samples")
-    parser.add_argument("--top-words", type=positive_int, default=10,
-                        help="coherence: top words per topic (default: 10)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    parser.add_argument("--estimator", choices=("standard", "p"),
+                        default=default_of(document_completion, "estimator"),
+                        help="completion: theta estimator, hard counts or theta^p soft counts "
+                             "(default: %(default)s)")
+    parser.add_argument("--burn-in", type=int, default=default_of(document_completion, "burn_in"),
+                        help="completion: burn-in sweeps (default: %(default)s)")
+    parser.add_argument("--samples", type=positive_int,
+                        default=default_of(document_completion, "n_samples"),
+                        help="completion: samples of theta averaged (default: %(default)s)")
+    parser.add_argument("--lag", type=positive_int, default=default_of(document_completion, "lag"),
+                        help="completion: sweeps between samples (default: %(default)s)")
+    parser.add_argument("--top-words", type=positive_int,
+                        default=default_of(npmi_coherence, "n_top"),
+                        help="coherence: top words per topic (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=default_of(left_to_right, "seed"),
+                        help="random seed (default: %(default)s)")
     parser.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
     add_text_options(parser)
     add_json_flag(parser)

@@ -15,8 +15,10 @@ from tqdm.auto import tqdm
 
 from ..errors import InputError
 from ..experiments import EXPERIMENTS, CorpusSource, Options, SyntheticSpec, run_experiment
+from ..experiments.named import (ALPHA_STEP_DECAYS, REAL_SINGLE_TOPICS, REAL_TOPICS,
+                                 STEP_DECAYS)
 from ..reporting.progressive import METRICS
-from .common import add_json_flag, emit, positive_int, progress, use_threads
+from .common import add_json_flag, default_of, emit, given, positive_int, progress, use_threads
 
 
 def list_of(convert, what: str):
@@ -29,6 +31,11 @@ def list_of(convert, what: str):
             raise argparse.ArgumentTypeError(f"expected at least one of {what}")
         return values
     return parse
+
+
+def listed(values) -> str:
+    """``values`` as `list_of` reads them: "0,0.25,0.5"."""
+    return ",".join(f"{value:g}" for value in values)
 
 
 def register(subparsers) -> None:
@@ -48,17 +55,20 @@ def register(subparsers) -> None:
     grid.add_argument("--methods", type=list_of(str.lower, "method names"),
                       help="comma-separated presets (default: the experiment's)")
     grid.add_argument("-k", "--topics", type=list_of(int, "integers"),
-                      help="K values (default: K*/2,K*,2K* on synthetic data, 8,16,32,64 on a "
-                           "directory; a single K* or 32 for fixed-K experiments)")
-    grid.add_argument("--seeds", type=list_of(int, "integers"), default=(0, 1, 2),
-                      help="estimator seeds (default: 0,1,2)")
-    grid.add_argument("--splits", type=list_of(int, "integers"), default=(0,),
-                      help="train/test splits: 0 is the corpus' own, s >= 1 a reshuffle (default: 0)")
-    grid.add_argument("--kappas", type=list_of(float, "numbers"),
-                      help="step-size exponents for step-size (default 0,0.25,0.5,0.75,1) and "
-                           "alpha-update (default 0.5,1); 0 is the constant step 1")
-    grid.add_argument("--kappa", type=float, default=0.5,
-                      help="step-size exponent elsewhere (default: 0.5)")
+                      help=f"K values (default: K*/2,K*,2K* on synthetic data, "
+                           f"{listed(REAL_TOPICS)} on a directory; a single K* or "
+                           f"{REAL_SINGLE_TOPICS} for fixed-K experiments)")
+    grid.add_argument("--seeds", type=list_of(int, "integers"), default=None,
+                      help=f"estimator seeds (default: {listed(_default('seeds'))})")
+    grid.add_argument("--splits", type=list_of(int, "integers"), default=None,
+                      help=f"train/test splits: 0 is the corpus' own, s >= 1 a reshuffle "
+                           f"(default: {listed(_default('splits'))})")
+    grid.add_argument("--step-decays", type=list_of(float, "numbers"),
+                      help=f"step decays kappa of step-size (default {listed(STEP_DECAYS)}) and "
+                           f"alpha-update (default {listed(ALPHA_STEP_DECAYS)}); 0 is the "
+                           f"constant step 1")
+    grid.add_argument("--step-decay", type=float, default=None,
+                      help=f"step decay kappa elsewhere (default: {_default('step_decay')})")
     grid.add_argument("--alpha-updates", type=list_of(str.lower, "names"),
                       help="alpha-update: updates to compare (default: fixed, fixed-point, the "
                            "Gamma prior if available)")
@@ -72,63 +82,90 @@ def register(subparsers) -> None:
 
 def add_training_arguments(parser):
     """The training and evaluation options of the cells (shared with ``select-k``); returns
-    the argument group."""
+    the argument group. Left out, an option takes the default of `experiments.Options`."""
     training = parser.add_argument_group("training and evaluation")
     training.add_argument("--train-docs", type=positive_int, default=None,
-                          help="training documents per split (default: all; synthetic: 20000)")
-    training.add_argument("--test-docs", type=positive_int, default=1000,
-                          help="held-out documents scored (default: 1000)")
-    training.add_argument("--batch-size", type=positive_int, default=100, help="minibatch size (default: 100)")
-    training.add_argument("--local-passes", type=positive_int, default=20, help="P (default: 20)")
-    training.add_argument("--passes", type=positive_int, default=1, help="passes over the training part (default: 1)")
-    training.add_argument("--step-offset", type=float, default=0.0, help="tau0 (default: 0)")
-    training.add_argument("--metric", choices=METRICS, default="left-to-right",
-                          help="held-out score (default: left-to-right)")
-    training.add_argument("--particles", type=positive_int, default=20, help="left-to-right particles (default: 20)")
+                          help=f"training documents per split (default: all; synthetic: "
+                               f"{default_of(SyntheticSpec, 'n_train')})")
+    training.add_argument("--test-docs", type=positive_int, default=None,
+                          help=f"held-out documents scored (default: {_default('n_test')})")
+    training.add_argument("--batch-size", type=positive_int, default=None,
+                          help=f"minibatch size (default: {_default('batch_size')})")
+    training.add_argument("--local-passes", type=positive_int, default=None,
+                          help=f"P (default: {_default('local_passes')})")
+    training.add_argument("--passes", type=positive_int, default=None,
+                          help=f"passes over the training part (default: {_default('n_passes')})")
+    training.add_argument("--step-offset", type=float, default=None,
+                          help=f"tau0 (default: {_default('step_offset')})")
+    training.add_argument("--metric", choices=METRICS, default=None,
+                          help=f"held-out score (default: {_default('metric')})")
+    training.add_argument("--particles", type=positive_int, default=None,
+                          help=f"left-to-right particles (default: {_default('n_particles')})")
     training.add_argument("--max-tokens", type=positive_int, default=None,
                           help="left-to-right: score only the first N tokens of each document")
-    training.add_argument("--eval-seed", type=int, default=0, help="evaluation seed (default: 0)")
+    training.add_argument("--eval-seed", type=int, default=None,
+                          help=f"evaluation seed (default: {_default('eval_seed')})")
     training.add_argument("--threads", type=int, default=None, help="numba threads (default: all cores)")
     return training
+
+
+def training_options(args) -> dict:
+    """The `experiments.Options` keywords of `add_training_arguments`' options given."""
+    return given(step_offset=args.step_offset, batch_size=args.batch_size,
+                 local_passes=args.local_passes, n_passes=args.passes, metric=args.metric,
+                 n_particles=args.particles, max_tokens=args.max_tokens,
+                 eval_seed=args.eval_seed)
+
+
+def _default(name: str):
+    """`experiments.Options`' default of ``name``, the one its option shows."""
+    return default_of(Options, name)
 
 
 def add_synthetic_arguments(parser) -> None:
     """The sizes of the synthetic corpus (CORPUS = synthetic), shared with ``select-k``."""
     synthetic = parser.add_argument_group("synthetic corpus (CORPUS = synthetic)")
-    synthetic.add_argument("--synthetic-topics", type=positive_int, default=10, help="true K* (default: 10)")
-    synthetic.add_argument("--synthetic-words", type=positive_int, default=1000, help="V (default: 1000)")
-    synthetic.add_argument("--synthetic-length", type=float, default=60.0,
-                           help="mean document length (Poisson; default: 60)")
-    synthetic.add_argument("--synthetic-alpha", type=float, default=0.1,
-                           help="true symmetric alpha (default: 0.1)")
-    synthetic.add_argument("--synthetic-concentration", type=float, default=0.1,
-                           help="Dirichlet concentration of the true topics (default: 0.1)")
-    synthetic.add_argument("--synthetic-seed", type=int, default=0, help="corpus seed (default: 0)")
+    synthetic.add_argument("--synthetic-topics", type=positive_int,
+                           default=default_of(SyntheticSpec, "n_topics"),
+                           help="true K* (default: %(default)s)")
+    synthetic.add_argument("--synthetic-words", type=positive_int,
+                           default=default_of(SyntheticSpec, "n_words"),
+                           help="V (default: %(default)s)")
+    synthetic.add_argument("--synthetic-length", type=float,
+                           default=default_of(SyntheticSpec, "mean_length"),
+                           help="mean document length (Poisson; default: %(default)s)")
+    synthetic.add_argument("--synthetic-alpha", type=float,
+                           default=default_of(SyntheticSpec, "alpha"),
+                           help="true symmetric alpha (default: %(default)s)")
+    synthetic.add_argument("--synthetic-concentration", type=float,
+                           default=default_of(SyntheticSpec, "topic_concentration"),
+                           help="Dirichlet concentration of the true topics (default: %(default)s)")
+    synthetic.add_argument("--synthetic-seed", type=int, default=default_of(SyntheticSpec, "seed"),
+                           help="corpus seed (default: %(default)s)")
 
 
 def corpus_source(args) -> tuple[CorpusSource, int | None, int]:
     """The corpus source and the (n_train, n_test) the cells use (sizes are `positive_int`s,
     checked by argparse before anything is read)."""
+    n_test = _default("n_test") if args.test_docs is None else args.test_docs
     if args.corpus != "synthetic":
-        return CorpusSource.directory(args.corpus), args.train_docs, args.test_docs
+        return CorpusSource.directory(args.corpus), args.train_docs, n_test
     spec = SyntheticSpec(n_topics=args.synthetic_topics, n_words=args.synthetic_words,
-                         n_train=args.train_docs or 20_000, n_test=args.test_docs,
-                         mean_length=args.synthetic_length, alpha=args.synthetic_alpha,
+                         n_test=n_test, mean_length=args.synthetic_length,
+                         alpha=args.synthetic_alpha,
                          topic_concentration=args.synthetic_concentration,
-                         seed=args.synthetic_seed)
+                         seed=args.synthetic_seed, **given(n_train=args.train_docs))
     return CorpusSource.synthetic(spec), spec.n_train, spec.n_test
 
 
 def run(args) -> int:
     use_threads(args.threads)
     source, n_train, n_test = corpus_source(args)
-    options = Options(methods=args.methods, topics=args.topics, seeds=args.seeds,
-                      splits=args.splits, kappas=args.kappas, kappa=args.kappa,
-                      alpha_updates=args.alpha_updates, step_offset=args.step_offset,
-                      batch_size=args.batch_size, local_passes=args.local_passes,
-                      n_passes=args.passes, n_train=n_train, n_test=n_test, metric=args.metric,
-                      n_particles=args.particles, max_tokens=args.max_tokens,
-                      eval_seed=args.eval_seed, eval_every=args.eval_every)
+    options = Options(methods=args.methods, topics=args.topics, step_decays=args.step_decays,
+                      alpha_updates=args.alpha_updates, n_train=n_train, n_test=n_test,
+                      eval_every=args.eval_every, **training_options(args),
+                      **given(seeds=args.seeds, splits=args.splits,
+                              step_decay=args.step_decay))
     names = list(EXPERIMENTS) if args.name == "all" else [args.name]
     reports = []
     for name in names:

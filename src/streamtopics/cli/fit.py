@@ -5,7 +5,8 @@ Reads a corpus directory (``CORPUS/train.docword.txt`` + ``vocab.txt``) or any i
 Online methods (the presets of `inference.presets`) run `OnlineLDA` for ``--passes`` passes,
 streaming a file by default and loading it only where needed (`fit_reading`, which says so);
 the batch methods ``cgs`` (collapsed Gibbs sampling with the CGS_p estimators) and ``cvb0``
-run `GibbsLDA` and `CVB0LDA` for ``--iterations`` sweeps.
+run `GibbsLDA` and `CVB0LDA` for ``--passes`` sweeps. Options take the estimators' names and,
+left out, the estimator's own default.
 
 ``--eval-every N`` (online methods) scores the model on held-out documents every N training
 documents and at the end (`reporting.progressive.ProgressiveEvaluation`), writing one JSON line
@@ -16,6 +17,7 @@ the held-out log-perplexity per document.
 from __future__ import annotations
 
 import argparse
+import inspect
 import sys
 import time
 from pathlib import Path
@@ -30,13 +32,13 @@ from ..estimators.hdp import OnlineHDP
 from ..estimators.online_lda import OnlineLDA
 from ..corpus.corpus import occurring_words, restrict_to_words
 from ..inference.gibbs_estep import LOCAL_SAMPLERS
-from ..inference.presets import PRESETS
+from ..inference.presets import PRESETS, SMOOTHED_TOPIC_WORD_PRIOR
 from ..reporting.progressive import METRICS, ProgressiveEvaluation, strict_record
 from ..training import train_stream
 from ..validation import validate_parameters
 from . import fit_backend, fit_labeled
-from .common import (add_json_flag, add_text_options, emit, positive_int, progress,
-                     read_training_corpus, report_reading, text_options, use_threads)
+from .common import (add_json_flag, add_text_options, default_of, emit, given, positive_int,
+                     progress, read_training_corpus, report_reading, text_options, use_threads)
 from .fit_reading import LOAD_LIMIT_MB, plan_reading
 
 
@@ -45,61 +47,83 @@ def register(subparsers) -> None:
         "fit", help="train an online topic model (G-OEM, V-OEM, ...)",
         description="Train LDA online (Dupuy & Bach 2016, Algorithm 1) on a corpus directory "
                     "(CORPUS/train.docword.txt + vocab.txt) or any supported input, and write a "
-                    "model file.")
+                    "model file. Options left out take the model's own defaults.")
     parser.add_argument("corpus", metavar="CORPUS", help="corpus directory or input file")
     parser.add_argument("-k", "--topics", type=int, default=None,
                         help="number of topics K (required, except for --model: one per label)")
-    parser.add_argument("--method", choices=sorted(PRESETS) + sorted(BATCH_METHODS),
+    parser.add_argument("--method", choices=sorted(PRESETS) + sorted(BATCH_MODELS),
                         default="g-oem", help="online method, or batch cgs/cvb0 (default: g-oem)")
-    parser.add_argument("--batch-size", type=int, default=100, help="documents per minibatch (default: 100)")
-    parser.add_argument("--local-passes", type=int, default=20,
-                        help="local Gibbs/variational passes per document, P (default: 20)")
-    parser.add_argument("--local-sampler", choices=LOCAL_SAMPLERS, default="auto",
-                        help="kernel of the local Gibbs step: sparse (O(topics in the document) "
-                             "per token, the fastest), dense (O(K), the reference), auto "
-                             "(sparse; default) or mh (Metropolis-Hastings, O(1) per token and "
-                             "step, slower mixing; docs/methods.md)")
-    parser.add_argument("--step-decay", type=float, default=0.5,
-                        help="kappa in rho_i = (tau0 + i)^-kappa, in (0, 1] (default: 0.5)")
-    parser.add_argument("--step-offset", type=float, default=0.0, help="tau0 (default: 0)")
-    parser.add_argument("--averaging", action="store_true", help="report Polyak-Ruppert averaged parameters")
+    parser.add_argument("--batch-size", type=int, default=None,
+                        help=f"documents per minibatch (default: {_online('batch_size')})")
+    parser.add_argument("--local-passes", type=int, default=None,
+                        help=f"local Gibbs/variational passes per document, P (default: "
+                             f"{_online('local_passes')})")
+    parser.add_argument("--local-sampler", choices=LOCAL_SAMPLERS, default=None,
+                        help=f"kernel of the local Gibbs step: sparse (O(topics in the document) "
+                             f"per token, the fastest), dense (O(K), the reference), auto "
+                             f"(sparse) or mh (Metropolis-Hastings, O(1) per token and step, "
+                             f"slower mixing; docs/methods.md) (default: "
+                             f"{_online('local_sampler')})")
+    parser.add_argument("--step-decay", type=float, default=None,
+                        help=f"kappa in rho_i = (tau0 + i)^-kappa, in (0, 1] (default: "
+                             f"{_online('step_decay')})")
+    parser.add_argument("--step-offset", type=float, default=None,
+                        help=f"tau0 (default: {_online('step_offset')})")
+    parser.add_argument("--averaging", action="store_true", default=None,
+                        help="report Polyak-Ruppert averaged parameters")
     parser.add_argument("--topic-word-prior", type=float, default=None,
-                        help="online methods: eta, the Dirichlet prior of the topics (default: "
-                             "0.03 for g-oem, v-oem, splda and their ++; 1/K for sgs and the "
-                             "Bayesian methods; 0 = the paper's maximum likelihood M-step)")
-    parser.add_argument("--passes", type=_passes, default="auto",
-                        help="passes over the corpus, or auto: until held-out training documents "
-                             "stop improving (OnlineLDA's n_passes; a stream gets 1; default: auto)")
+                        help=f"eta, the Dirichlet prior of the topics, for every model; 0 = the "
+                             f"paper's maximum likelihood M-step (default: "
+                             f"{SMOOTHED_TOPIC_WORD_PRIOR:g} for g-oem, v-oem, splda and their "
+                             f"++; 1/K for sgs and the Bayesian methods; "
+                             f"{_defaults('topic_word_prior')}; --model hdp: that of its method "
+                             f"with K = --max-topics)")
+    parser.add_argument("--doc-topic-prior", type=float, default=None,
+                        help=f"alpha, the symmetric Dirichlet prior of the documents' topics, "
+                             f"for every model (online methods: its initial value; --model hdp: "
+                             f"b, the document concentration) (default: 1/K for the online "
+                             f"methods, 50/K for the labeled models; "
+                             f"{_defaults('doc_topic_prior')})")
+    parser.add_argument("--passes", type=_passes, default=None,
+                        help=f"passes over the corpus (n_passes: online methods' passes, or "
+                             f"auto: until held-out training documents stop improving, and a "
+                             f"stream gets 1; cgs sweeps; cvb0 iterations) (default: "
+                             f"{_defaults('n_passes')})")
     parser.add_argument("--split", default="train", help="split of a corpus directory (default: train)")
     parser.add_argument("--load-limit", type=float, default=LOAD_LIMIT_MB, metavar="MB",
                         help="online methods stream their input; several passes (--passes N > 1 "
                              "or auto) load an input up to this size instead, and say so "
                              f"(default: {LOAD_LIMIT_MB:g})")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="random seed, the model's random_state (default: 0)")
     parser.add_argument("--threads", type=int, default=None, help="numba threads (default: all cores)")
-    batch = parser.add_argument_group("batch methods (cgs, cvb0)")
-    batch.add_argument("--iterations", type=int, default=200, help="sweeps (default: 200)")
-    batch.add_argument("--burn-in", type=int, default=50, help="cgs: sweeps before the first kept sample (default: 50)")
-    batch.add_argument("--lag", type=int, default=5, help="cgs: sweeps between kept samples (default: 5)")
-    batch.add_argument("--samples", type=int, default=10, help="cgs: samples averaged (default: 10)")
-    batch.add_argument("--chains", type=int, default=1, help="cgs: independent chains (default: 1)")
-    batch.add_argument("--estimator", choices=("standard", "p"), default="p",
-                       help="cgs: standard phi/theta or the CGS_p estimators (default: p)")
-    batch.add_argument("--alpha", type=float, default=None,
-                       help="symmetric alpha (default: 0.1; --model: 50/K)")
-    batch.add_argument("--eta", type=float, default=None,
-                       help="topic-word prior (default: 0.01; --model: 0.1)")
-    batch.add_argument("--optimize-alpha", action="store_true", help="cgs: Minka fixed-point alpha")
+    batch = parser.add_argument_group("batch samplers (cgs, cvb0 and the labeled models)")
+    batch.add_argument("--burn-in", type=int, default=None,
+                       help=f"sweeps before the first kept sample (default: "
+                            f"{_defaults('burn_in')})")
+    batch.add_argument("--lag", type=int, default=None,
+                       help=f"sweeps between kept samples (default: {_defaults('lag')})")
+    batch.add_argument("--samples", type=int, default=None,
+                       help=f"samples kept, n_samples (default: {_defaults('n_samples')})")
+    batch.add_argument("--chains", type=int, default=None,
+                       help=f"independent chains, n_chains (default: {_defaults('n_chains')})")
+    batch.add_argument("--estimator", choices=("standard", "p"), default=None,
+                       help=f"standard phi/theta or the CGS_p estimators (default: "
+                            f"{_defaults('estimator')})")
+    batch.add_argument("--optimize-alpha", action="store_true", default=None,
+                       help="cgs: Minka fixed-point alpha")
     held_out = parser.add_argument_group("progressive held-out evaluation (online methods)")
     held_out.add_argument("--eval-every", type=positive_int, default=None, metavar="N",
                           help="score held-out documents every N training documents and at the "
                                "end; writes MODEL.eval.jsonl (default: off, no cost)")
     held_out.add_argument("--eval-docs", type=positive_int, default=500, metavar="M",
                           help="score the first M held-out documents (default: 500)")
-    held_out.add_argument("--eval-metric", choices=METRICS, default="left-to-right",
-                          help="left-to-right (the paper's) or the cheaper document completion")
-    held_out.add_argument("--eval-particles", type=positive_int, default=20,
-                          help="left-to-right particles (default: 20)")
+    held_out.add_argument("--eval-metric", choices=METRICS, default=None,
+                          help=f"left-to-right (the paper's) or the cheaper document completion "
+                               f"(default: {default_of(ProgressiveEvaluation, 'metric')})")
+    held_out.add_argument("--eval-particles", type=positive_int, default=None,
+                          help=f"left-to-right particles (default: "
+                               f"{default_of(ProgressiveEvaluation, 'n_particles')})")
     held_out.add_argument("--eval-corpus", default=None, metavar="DIR",
                           help="corpus directory of the held-out documents (default: CORPUS)")
     held_out.add_argument("--eval-split", default="test",
@@ -112,16 +136,16 @@ def register(subparsers) -> None:
                              "the input instead of loading it")
     stream.add_argument("--format", choices=("text", "jsonl"), default=None,
                         help="format of raw text input (default: from the name, or stdin's first line)")
-    stream.add_argument("--text-field", default="text", help="JSON field holding the text (default: text)")
-    add_text_options(stream, text_field=False)
+    add_text_options(stream)
     stream.add_argument("--checkpoint", default=None, metavar="PATH",
                         help="write the complete training state to PATH atomically")
-    stream.add_argument("--checkpoint-every", type=int, default=10_000, metavar="N",
-                        help="documents between checkpoints (default: 10000)")
+    stream.add_argument("--checkpoint-every", type=int, default=None, metavar="N",
+                        help=f"documents between checkpoints (default: "
+                             f"{default_of(train_stream, 'checkpoint_every')})")
     stream.add_argument("--resume", nargs="?", const=True, default=None, metavar="PATH",
                         help="continue from the checkpoint (PATH, or --checkpoint's); the result "
                              "is bit-identical to an uninterrupted run")
-    stream.add_argument("--grow-vocabulary", action="store_true",
+    stream.add_argument("--grow-vocabulary", action="store_true", default=None,
                         help="raw text input: words first seen during training join the "
                              "vocabulary (old topics unchanged; see docs/streaming.md); streams "
                              "the input, --vocabulary optional (the initial vocabulary)")
@@ -133,11 +157,14 @@ def register(subparsers) -> None:
                              "vargibbs) when the input is streamed")
     fit_labeled.add_arguments(parser)
     fit_backend.add_arguments(parser)
-    hdp = parser.add_argument_group("--model hdp (topics grow with the stream; --method g-oem)")
-    hdp.add_argument("--max-topics", type=int, default=200, metavar="N",
-                     help="the most topics the HDP opens (default: 200)")
-    hdp.add_argument("--initial-topics", type=int, default=2, metavar="T",
-                     help="topics at the start (default: 2, the thesis')")
+    hdp = parser.add_argument_group("--model hdp (topics grow with the stream; --method g-oem "
+                                    "or vargibbs)")
+    hdp.add_argument("--max-topics", type=int, default=None, metavar="N",
+                     help=f"the most topics the HDP opens (default: "
+                          f"{default_of(OnlineHDP, 'max_topics')})")
+    hdp.add_argument("--initial-topics", type=int, default=None, metavar="T",
+                     help=f"topics at the start (default: "
+                          f"{default_of(OnlineHDP, 'initial_topics')}, the thesis')")
     parser.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file to write")
     add_json_flag(parser)
     parser.set_defaults(run=run)
@@ -146,8 +173,6 @@ def register(subparsers) -> None:
 def run(args) -> int:
     if args.model in fit_labeled.MODELS:
         return fit_labeled.run(args)
-    if args.model == "hdp" and args.passes == "auto":
-        args.passes = 1  # a stream: the HDP has no held-out choice of passes
     if args.topics is None and args.model is None:
         raise InputError("-k/--topics is required (except for --model)")
     use_threads(args.threads)
@@ -157,7 +182,7 @@ def run(args) -> int:
         raise InputError("--load-limit must be >= 0 MB")
     model = _build_model(args)
     validate_parameters(model)  # K, batch size, priors...: before any input is read
-    plan = plan_reading(args, BATCH_METHODS)
+    plan = plan_reading(args, model.n_passes, BATCH_METHODS)
     if plan.note is not None:
         print(plan.note, file=sys.stderr)
     backend = fit_backend.backend(args, BATCH_METHODS)
@@ -195,7 +220,7 @@ def run(args) -> int:
         finite = last["log_perplexity_per_document"] is not None
         score = (f"{last['log_perplexity_per_document']:.2f} nats" if finite
                  else f"not finite ({last['non_finite_reason']})")
-        human += (f"\nheld-out {args.eval_metric} log-perplexity per document "
+        human += (f"\nheld-out {extra['evaluation']['metric']} log-perplexity per document "
                   f"{score} after "
                   f"{last['documents_seen']} documents ({extra['evaluation']['records']} "
                   f"evaluations in {extra['evaluation']['path']})")
@@ -221,6 +246,7 @@ def _train_in_memory(model, args) -> tuple[int, int, float, dict]:
     extra = {"passes": model.n_passes_}
     if evaluation is not None:
         extra["evaluation"] = {"path": str(evaluation.path), "records": len(evaluation.records),
+                               "metric": evaluation.metric,
                                "last": strict_record(evaluation.records[-1].as_dict())}
     return (trained.n_documents * model.n_passes_, trained.n_tokens * model.n_passes_, seconds,
             extra)
@@ -247,8 +273,8 @@ def _train_streaming(model, args, n_passes: int) -> tuple[int, int, float, dict]
         result = train_stream(
             model, args.corpus, n_passes=n_passes,
             vocabulary=args.vocabulary, format=args.format, **text_options(args),
-            split=args.split, checkpoint=checkpoint, checkpoint_every=args.checkpoint_every,
-            resume=args.resume is not None,
+            split=args.split, checkpoint=checkpoint, resume=args.resume is not None,
+            **given(checkpoint_every=args.checkpoint_every),
             progress=lambda position: bar.update(position.documents_total - bar.n))
     report_reading(result.report)
     extra = {"passes": n_passes, "checkpoints_written": result.checkpoints_written,
@@ -274,7 +300,29 @@ def _declared_corpus_size(args) -> int | None:
     return None
 
 
-BATCH_METHODS = ("cgs", "cvb0")
+BATCH_MODELS = {"cgs": GibbsLDA, "cvb0": CVB0LDA}
+BATCH_METHODS = tuple(BATCH_MODELS)
+# What each model of the command is, to read its defaults (`default_of`) for --help.
+MODELS = {"online methods": OnlineLDA, **BATCH_MODELS, "--model hdp": OnlineHDP,
+          **fit_labeled.MODEL_CLASSES}
+
+
+def _online(name: str):
+    """The online methods' default of parameter ``name`` (`OnlineLDA`'s)."""
+    return default_of(OnlineLDA, name)
+
+
+def _defaults(name: str) -> str:
+    """The defaults of parameter ``name`` of every model that has one given by value, grouped:
+    "0.01 for cgs, cvb0; 0.1 for labeled-lda, prior-lda"."""
+    labels: dict = {}
+    for label, model in MODELS.items():
+        if name in inspect.signature(model).parameters:
+            value = default_of(model, name)
+            if value is not None:
+                labels.setdefault(value, []).append(label)
+    return "; ".join(f"{value:g} for {', '.join(names)}" if isinstance(value, float)
+                     else f"{value} for {', '.join(names)}" for value, names in labels.items())
 
 
 def _passes(text: str):
@@ -287,38 +335,26 @@ def _passes(text: str):
         raise argparse.ArgumentTypeError(f"expected a positive integer or auto, got {text!r}") from None
 
 
-def _or(value, default):
-    return default if value is None else value
-
-
 def _build_model(args):
-    """The estimator that ``--method`` (and ``--model hdp``) names, with the command's settings."""
+    """The estimator that ``--method`` (and ``--model hdp``) names, with the options given: the
+    others are left to the estimator's own defaults."""
+    priors = given(doc_topic_prior=args.doc_topic_prior, topic_word_prior=args.topic_word_prior,
+                   n_passes=args.passes)
+    online = given(batch_size=args.batch_size, local_passes=args.local_passes,
+                   step_offset=args.step_offset, step_decay=args.step_decay,
+                   corpus_size=args.corpus_size, grow_vocabulary=args.grow_vocabulary,
+                   max_vocabulary=args.max_vocabulary, **priors)
     if args.model == "hdp":
-        return OnlineHDP(method=args.method, initial_topics=args.initial_topics,
-                         max_topics=args.max_topics, batch_size=args.batch_size,
-                         local_passes=args.local_passes, step_offset=args.step_offset,
-                         step_decay=args.step_decay, n_passes=args.passes,
-                         corpus_size=args.corpus_size,
-                         random_state=args.seed, topic_word_prior=args.topic_word_prior,
-                         grow_vocabulary=args.grow_vocabulary,
-                         max_vocabulary=args.max_vocabulary)
-    if args.method == "cgs":
-        return GibbsLDA(n_topics=args.topics, doc_topic_prior=_or(args.alpha, 0.1),
-                        topic_word_prior=_or(args.eta, 0.01), optimize_alpha=args.optimize_alpha,
-                        n_passes=args.iterations,
-                        burn_in=args.burn_in, lag=args.lag, n_samples=args.samples,
-                        n_chains=args.chains, estimator=args.estimator, random_state=args.seed)
-    if args.method == "cvb0":
-        return CVB0LDA(n_topics=args.topics, doc_topic_prior=_or(args.alpha, 0.1),
-                       topic_word_prior=_or(args.eta, 0.01), n_passes=args.iterations,
-                       random_state=args.seed)
-    return OnlineLDA(n_topics=args.topics, method=args.method, batch_size=args.batch_size,
-                     local_passes=args.local_passes, step_offset=args.step_offset,
-                     step_decay=args.step_decay, averaging=args.averaging, n_passes=args.passes,
-                     corpus_size=args.corpus_size, random_state=args.seed,
-                     topic_word_prior=args.topic_word_prior,
-                     grow_vocabulary=args.grow_vocabulary, max_vocabulary=args.max_vocabulary,
-                     local_sampler=args.local_sampler)
+        return OnlineHDP(method=args.method, random_state=args.seed, **online,
+                         **given(initial_topics=args.initial_topics, max_topics=args.max_topics))
+    if args.method in BATCH_MODELS:
+        sampling = given(burn_in=args.burn_in, lag=args.lag, n_samples=args.samples,
+                         n_chains=args.chains, estimator=args.estimator,
+                         optimize_alpha=args.optimize_alpha) if args.method == "cgs" else {}
+        return BATCH_MODELS[args.method](n_topics=args.topics, random_state=args.seed,
+                                         **priors, **sampling)
+    return OnlineLDA(n_topics=args.topics, method=args.method, random_state=args.seed, **online,
+                     **given(averaging=args.averaging, local_sampler=args.local_sampler))
 
 
 def _progressive_evaluation(args, corpus) -> ProgressiveEvaluation | None:
@@ -341,16 +377,17 @@ def _progressive_evaluation(args, corpus) -> ProgressiveEvaluation | None:
     if dropped_tokens:
         print(f"held-out evaluation: removed {dropped_tokens} tokens of words absent from the "
               f"training corpus ({dropped_documents} documents left empty)", file=sys.stderr)
-    return ProgressiveEvaluation(held_out, every=args.eval_every, metric=args.eval_metric,
-                                 n_particles=args.eval_particles, seed=args.seed,
-                                 path=f"{args.output}.eval.jsonl")
+    return ProgressiveEvaluation(held_out, every=args.eval_every, seed=args.seed,
+                                 path=f"{args.output}.eval.jsonl",
+                                 **given(metric=args.eval_metric,
+                                         n_particles=args.eval_particles))
 
 
 def _fit_with_progress(model, corpus, args, evaluation=None) -> None:
     """Fit with a progress bar: documents for online methods, sweeps for batch samplers; with
     ``evaluation``, score held-out documents during training and at the end."""
     if isinstance(model, OnlineLDA):
-        total = None if args.passes == "auto" else corpus.n_documents * args.passes
+        total = None if model.n_passes == "auto" else corpus.n_documents * model.n_passes
         with progress(total=total, desc=args.method) as bar:
             def after_step(fitted, report):
                 if evaluation is not None:
@@ -361,6 +398,6 @@ def _fit_with_progress(model, corpus, args, evaluation=None) -> None:
         if evaluation is not None:
             evaluation.finish(model)
     else:
-        sweeps = args.iterations * (args.chains if args.method == "cgs" else 1)
+        sweeps = model.n_passes * getattr(model, "n_chains", 1)
         with progress(total=sweeps, desc=args.method, unit="sweep") as bar:
             model.fit(corpus, callback=lambda *_: bar.update(1))

@@ -7,8 +7,9 @@ Labels: ``--labels FILE`` (one JSON list of label names per document line), by d
 (``--label-filter debtags-content`` = the debtags' content facets, at least 20 documents;
 `corpus.labels.DEBTAGS_CONTENT`); documents left without a label are not trained on (counted
 on stderr). Sampling settings come from the batch group of `fit` (burn-in, lag, samples,
-chains, estimator, alpha, eta; prior-cvb0: --iterations CVB0 passes per chain), the online
-ones (batch size, local passes, passes) for labeled-g-oem.
+chains, estimator), the priors from --doc-topic-prior and --topic-word-prior, --passes sets
+prior-cvb0's CVB0 passes per chain and labeled-g-oem's passes, the online options (batch size,
+local passes, step size) labeled-g-oem's; options left out take the model's defaults.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ from ..errors import InputError
 from ..estimators.labeled import LabeledLDA, PriorLDA
 from ..estimators.labeled_cvb0 import LabeledCVB0LDA
 from ..estimators.labeled_online import LabeledOnlineLDA
-from .common import emit, positive_int, progress, read_training_corpus
+from .common import default_of, emit, given, positive_int, progress, read_training_corpus
 
-MODELS = ("labeled-lda", "prior-lda", "labeled-g-oem", "prior-cvb0")
+MODEL_CLASSES = {"labeled-lda": LabeledLDA, "prior-lda": PriorLDA,
+                 "labeled-g-oem": LabeledOnlineLDA, "prior-cvb0": LabeledCVB0LDA}
+MODELS = tuple(MODEL_CLASSES)
 FILTERS = {"all": LabelFilter(), "debtags-content": DEBTAGS_CONTENT}
 
 
@@ -44,8 +47,9 @@ def add_arguments(parser) -> None:
                        help="keep labels with >= N training documents (overrides the filter's)")
     group.add_argument("--drop-labels", action="append", default=[], metavar="PATTERN",
                        help="drop labels matching this shell pattern (repeatable), e.g. 'role::*'")
-    group.add_argument("--n-labels", default="meta",
-                       help="label-set size at prediction: meta (Meta-Labeler), mean, or N")
+    group.add_argument("--n-labels", default=None,
+                       help=f"label-set size at prediction: meta (Meta-Labeler), mean, or N "
+                            f"(default: {default_of(LabeledLDA, 'n_labels')})")
 
 
 def label_filter(args) -> LabelFilter:
@@ -67,21 +71,20 @@ def n_labels_choice(text: str):
 
 
 def build_model(args):
-    settings = dict(burn_in=args.burn_in, lag=args.lag, n_samples=args.samples,
-                    n_chains=args.chains, estimator=args.estimator, doc_topic_prior=args.alpha,
-                    n_labels=n_labels_choice(args.n_labels), random_state=args.seed)
+    """The labeled model ``--model`` names, with the options given (the others are the
+    model's defaults)."""
+    settings = dict(random_state=args.seed, **given(
+        n_labels=None if args.n_labels is None else n_labels_choice(args.n_labels),
+        doc_topic_prior=args.doc_topic_prior, topic_word_prior=args.topic_word_prior))
+    sampling = given(burn_in=args.burn_in, lag=args.lag, n_samples=args.samples,
+                     n_chains=args.chains, estimator=args.estimator)
     if args.model == "labeled-g-oem":
-        return LabeledOnlineLDA(batch_size=args.batch_size, local_passes=args.local_passes,
-                                step_offset=args.step_offset, step_decay=args.step_decay,
-                                n_passes=1 if args.passes == "auto" else args.passes,
-                                topic_word_prior=args.topic_word_prior, **settings)
+        return LabeledOnlineLDA(**settings, **sampling, **given(
+            batch_size=args.batch_size, local_passes=args.local_passes,
+            step_offset=args.step_offset, step_decay=args.step_decay, n_passes=args.passes))
     if args.model == "prior-cvb0":
-        return LabeledCVB0LDA(doc_topic_prior=args.alpha,
-                              topic_word_prior=0.1 if args.eta is None else args.eta,
-                              n_passes=args.iterations, n_chains=args.chains,
-                              n_labels=settings["n_labels"], random_state=args.seed)
-    model = PriorLDA if args.model == "prior-lda" else LabeledLDA
-    return model(topic_word_prior=0.1 if args.eta is None else args.eta, **settings)
+        return LabeledCVB0LDA(**settings, **given(n_passes=args.passes, n_chains=args.chains))
+    return MODEL_CLASSES[args.model](**settings, **sampling)
 
 
 def run(args) -> int:
@@ -107,8 +110,8 @@ def run(args) -> int:
             model.fit(train, [kept[d] for d in rows],
                       callback=lambda _, report: bar.update(report.n_documents))
     else:
-        sweeps = (args.iterations if isinstance(model, LabeledCVB0LDA)
-                  else args.burn_in + args.lag * args.samples) * args.chains
+        sweeps = (model.n_passes if isinstance(model, LabeledCVB0LDA)
+                  else model.burn_in + model.lag * model.n_samples) * model.n_chains
         with progress(total=sweeps, desc=args.model, unit="sweep") as bar:
             model.fit(train, [kept[d] for d in rows], callback=lambda *_: bar.update(1))
     seconds = time.perf_counter() - started

@@ -50,9 +50,9 @@ def input_bytes(corpus: str, split: str) -> int:
     return path.stat().st_size
 
 
-def plan_reading(args, batch_methods) -> ReadingPlan:
-    """The `ReadingPlan` of a ``fit`` command (its parsed ``args``)."""
-    passes = args.passes
+def plan_reading(args, passes, batch_methods) -> ReadingPlan:
+    """The `ReadingPlan` of a ``fit`` command (its parsed ``args``) training a model of
+    ``passes`` passes (its ``n_passes``: a number or "auto")."""
     if (args.corpus == "-" or args.vocabulary is not None or args.checkpoint is not None
             or args.resume is not None or args.grow_vocabulary):
         return ReadingPlan(True, 1 if passes == "auto" else passes)  # (refused for batch methods)

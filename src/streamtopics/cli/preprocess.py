@@ -17,7 +17,8 @@ from ..corpus.preprocess import DUPLICATE, EMPTY_AFTER, preprocess_documents, sh
 from ..corpus.readers import TEXT_FORMATS, detect_format, iter_raw_documents
 from ..corpus.writer import AtomicFile, write_corpus_dir
 from ..errors import InputError
-from .common import add_json_flag, add_text_options, emit, progress, report_reading, text_options
+from .common import (add_json_flag, add_text_options, default_of, emit, progress,
+                     report_reading, text_options)
 
 
 def register(subparsers) -> None:
@@ -32,24 +33,30 @@ def register(subparsers) -> None:
                         help="corpus directory to write")
     parser.add_argument("--format", choices=TEXT_FORMATS, default=None,
                         help="input format (default: from the name)")
-    parser.add_argument("--text-field", default="text", help="JSONL field with the text (default: text)")
-    add_text_options(parser, text_field=False)
-    parser.add_argument("--column", default="text", help="CSV column with the text (default: text)")
-    parser.add_argument("--label-field", default="label",
-                        help="field/column holding a label kept in meta.jsonl (default: label)")
+    add_text_options(parser)
+    parser.add_argument("--label-field", default=_default("label_field"),
+                        help="field/column holding a label kept in meta.jsonl (default: "
+                             "%(default)s)")
     parser.add_argument("--stopwords", metavar="FILE", default=None,
                         help="stop-word file, one per line (default: the bundled English list)")
-    parser.add_argument("--max-df", type=float, default=0.2,
-                        help="drop words in more than this fraction of documents (default: 0.2)")
-    parser.add_argument("--min-count", type=int, default=5,
-                        help="drop words with fewer occurrences (default: 5)")
-    parser.add_argument("--max-vocab", type=int, default=10_000,
-                        help="keep at most this many most frequent words (default: 10000)")
-    parser.add_argument("--test-size", type=float, default=0.1,
-                        help="fraction of documents in the test split (default: 0.1)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the split (default: 0)")
+    parser.add_argument("--max-df", type=float, default=_default("max_df"),
+                        help="drop words in more than this fraction of documents (default: "
+                             "%(default)s)")
+    parser.add_argument("--min-count", type=int, default=_default("min_count"),
+                        help="drop words with fewer occurrences (default: %(default)s)")
+    parser.add_argument("--max-vocab", type=int, default=_default("max_vocab"),
+                        help="keep at most this many most frequent words (default: %(default)s)")
+    parser.add_argument("--test-size", type=float, default=default_of(shuffle_split, "test_size"),
+                        help="fraction of documents in the test split (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=default_of(shuffle_split, "seed"),
+                        help="seed of the split (default: %(default)s)")
     add_json_flag(parser)
     parser.set_defaults(run=run)
+
+
+def _default(name: str):
+    """`preprocess_documents`' default of ``name``, the option's."""
+    return default_of(preprocess_documents, name)
 
 
 def _documents_with_progress(documents):
@@ -72,8 +79,7 @@ def run(args) -> int:
         if not valid:
             raise InputError(f"{name} {value} is out of range")
     report = ReadReport(source=str(source))
-    documents = iter_raw_documents(source, fmt, column=args.column, report=report,
-                                   **text_options(args))
+    documents = iter_raw_documents(source, fmt, report=report, **text_options(args))
     corpus = preprocess_documents(_documents_with_progress(documents), stopwords=args.stopwords,
                                   max_df=args.max_df, min_count=args.min_count,
                                   max_vocab=args.max_vocab, label_field=args.label_field,

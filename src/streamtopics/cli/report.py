@@ -20,7 +20,8 @@ from ..estimators import load_estimator
 from ..inference.cvb0 import predict_cvb0
 from ..persistence import load_topic_parameters
 from ..reporting.html import build_report, read_training_curve, write_report
-from .common import (add_json_flag, add_text_options, emit, existing_parent, positive_int,
+from .common import (add_json_flag, add_text_options, default_of, emit, existing_parent,
+                     positive_int,
                      read_onto_vocabulary)
 
 
@@ -36,9 +37,11 @@ def register(subparsers) -> None:
                         help="corpus directory or input file for coherence and example documents")
     parser.add_argument("-o", "--output", required=True, help="output .html path")
     parser.add_argument("--split", default="train", help="split of a corpus directory (default: train)")
-    parser.add_argument("--words", type=positive_int, default=10, help="top words per topic (default: 10)")
-    parser.add_argument("--examples", type=positive_int, default=3,
-                        help="example documents per topic (default: 3)")
+    parser.add_argument("--words", type=positive_int, default=default_of(build_report, "n_words"),
+                        help="top words per topic (default: %(default)s)")
+    parser.add_argument("--examples", type=positive_int,
+                        default=default_of(build_report, "n_examples"),
+                        help="example documents per topic (default: %(default)s)")
     parser.add_argument("--max-docs", type=positive_int, default=5000,
                         help="use only the first N documents of CORPUS (default: 5000)")
     parser.add_argument("--curve", metavar="JSONL",

@@ -13,7 +13,7 @@ import numpy as np
 from ..corpus.readers import read_corpus_dir
 from ..errors import InputError
 from ..reviews import ReviewSide, compare_review_models
-from .common import add_json_flag, emit
+from .common import add_json_flag, default_of, emit
 
 
 def register(subparsers) -> None:
@@ -33,9 +33,11 @@ def register(subparsers) -> None:
     parser.add_argument("--positive", help="the --opinion-field value that means positive")
     parser.add_argument("--oracle", action="store_true", help="also score LDA-R told the test "
                         "reviews' opinions (an upper bound)")
-    parser.add_argument("--iterations", type=int, default=200, help="Gibbs iterations of the "
-                        "LDA models (default: 200)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--passes", type=int,
+                        default=default_of(compare_review_models, "n_passes"),
+                        help="Gibbs sweeps of the LDA models (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=default_of(compare_review_models, "seed"),
+                        help="random seed (default: %(default)s)")
     add_json_flag(parser)
     parser.set_defaults(run=run)
 
@@ -83,7 +85,7 @@ def run(args) -> int:
     if bool(args.opinion_field) != bool(args.positive):
         raise InputError("--opinion-field and --positive go together")
     (train, vocabulary), (test, _) = _side(args, "train"), _side(args, "test")
-    result = compare_review_models(train, test, args.topics, args.seed, args.iterations,
+    result = compare_review_models(train, test, args.topics, args.seed, args.passes,
                                    oracle_opinions=args.oracle)
     top = {sign: [str(vocabulary[w]) for w in ids]
            for sign, ids in result.opinion_top_words.items()}

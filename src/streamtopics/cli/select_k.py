@@ -17,9 +17,13 @@ from tqdm.auto import tqdm
 from ..errors import InputError
 from ..experiments import Options, select_k
 from ..experiments.select_k import RULE
+from ..estimators.hdp import OnlineHDP
 from ..inference.presets import PRESETS
-from .common import add_json_flag, emit, positive_int, progress, use_threads
-from .experiment import add_synthetic_arguments, add_training_arguments, corpus_source, list_of
+from .common import add_json_flag, default_of, emit, positive_int, progress, use_threads
+from .experiment import (add_synthetic_arguments, add_training_arguments, corpus_source, list_of,
+                         listed, training_options)
+
+SEEDS = (0, 1)  # fewer than an experiment's: select-k trains every K once per seed
 
 
 def register(subparsers) -> None:
@@ -36,13 +40,14 @@ def register(subparsers) -> None:
                         help="results directory (completed runs there are reused)")
     parser.add_argument("--method", default="g-oem", type=str.lower,
                         help="the preset to train (default: g-oem)")
-    parser.add_argument("--seeds", type=list_of(int, "integers"), default=(0, 1),
-                        help="estimator seeds, one run per K each (default: 0,1)")
+    parser.add_argument("--seeds", type=list_of(int, "integers"), default=SEEDS,
+                        help=f"estimator seeds, one run per K each (default: {listed(SEEDS)})")
     parser.add_argument("--model", choices=("lda", "hdp"), default="lda",
                         help="hdp: also train an online HDP (G-OEM), which picks its own number "
                              "of topics, and show it beside the K values (default: lda only)")
-    parser.add_argument("--max-topics", type=positive_int, default=200,
-                        help="--model hdp: the HDP's cap on topics (default: 200)")
+    parser.add_argument("--max-topics", type=positive_int, default=None,
+                        help=f"--model hdp: the HDP's cap on topics (default: "
+                             f"{default_of(OnlineHDP, 'max_topics')})")
     add_training_arguments(parser)
     add_synthetic_arguments(parser)
     add_json_flag(parser)
@@ -55,15 +60,14 @@ def run(args) -> int:
     use_threads(args.threads)
     source, n_train, n_test = corpus_source(args)
     options = Options(topics=tuple(dict.fromkeys(args.topics)), seeds=args.seeds,
-                      step_offset=args.step_offset, batch_size=args.batch_size,
-                      local_passes=args.local_passes, n_passes=args.passes, n_train=n_train,
-                      n_test=n_test, metric=args.metric, n_particles=args.particles,
-                      max_tokens=args.max_tokens, eval_seed=args.eval_seed)
+                      n_train=n_train, n_test=n_test, **training_options(args))
+    hdp = (None if args.model != "hdp" else
+           default_of(OnlineHDP, "max_topics") if args.max_topics is None else args.max_topics)
     selection = select_k(source, options, args.method, args.output, progress=progress,
                          log=lambda message: tqdm.write(message, file=sys.stderr),
-                         hdp_max_topics=args.max_topics if args.model == "hdp" else None)
+                         hdp_max_topics=hdp)
     report = selection.experiment
-    human = (f"{args.method} on {source.identity}: held-out {args.metric} log-perplexity per "
+    human = (f"{args.method} on {source.identity}: held-out {options.metric} log-perplexity per "
              f"document (nats, lower is better), mean over {len(args.seeds)} seed(s)\n"
              f"{selection.table()}\n"
              f"recommended K = {selection.recommended} ({RULE})\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..corpus.writer import write_synthetic_corpus
 from ..errors import InputError
-from .common import add_json_flag, emit, progress
+from .common import add_json_flag, default_of, emit, progress
 
 
 def register(subparsers) -> None:
@@ -15,21 +15,30 @@ def register(subparsers) -> None:
                     "per document and Poisson(mean length) tokens, and write a corpus directory "
                     "plus truth.npz (beta K x V, alpha K, theta, theta_test). Streams in chunks: "
                     "memory does not grow with -n.")
-    parser.add_argument("-k", "--topics", type=int, default=10, help="number of topics K (default: 10)")
-    parser.add_argument("-V", "--words", type=int, default=1000, help="vocabulary size V (default: 1000)")
-    parser.add_argument("-n", "--documents", type=int, default=100_000,
-                        help="training documents (default: 100000)")
+    parser.add_argument("-k", "--topics", type=int, default=_default("n_topics"),
+                        help="number of topics K (default: %(default)s)")
+    parser.add_argument("-V", "--words", type=int, default=_default("n_words"),
+                        help="vocabulary size V (default: %(default)s)")
+    parser.add_argument("-n", "--documents", type=int, default=_default("n_documents"),
+                        help="training documents (default: %(default)s)")
     parser.add_argument("--test", type=int, default=5000, help="test documents (default: 5000)")
-    parser.add_argument("--alpha", type=float, default=0.1,
-                        help="symmetric Dirichlet prior of each document's topics (default: 0.1)")
-    parser.add_argument("--topic-concentration", type=float, default=0.1,
-                        help="symmetric Dirichlet parameter of the topics (default: 0.1)")
-    parser.add_argument("--mean-length", type=float, default=60.0,
-                        help="mean document length, Poisson (default: 60)")
+    parser.add_argument("--alpha", type=float, default=_default("alpha"),
+                        help="symmetric Dirichlet prior of each document's topics (default: "
+                             "%(default)s)")
+    parser.add_argument("--topic-concentration", type=float,
+                        default=_default("topic_concentration"),
+                        help="symmetric Dirichlet parameter of the topics (default: %(default)s)")
+    parser.add_argument("--mean-length", type=float, default=_default("mean_length"),
+                        help="mean document length, Poisson (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     parser.add_argument("-o", "--output", required=True, metavar="DIR", help="corpus directory to write")
     add_json_flag(parser)
     parser.set_defaults(run=run)
+
+
+def _default(name: str):
+    """`write_synthetic_corpus`' default of ``name``, the option's."""
+    return default_of(write_synthetic_corpus, name)
 
 
 def run(args) -> int:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..estimators.base import TopicModelEstimator
 from ..persistence import load_topic_parameters
-from .common import add_json_flag, emit, positive_int
+from .common import add_json_flag, default_of, emit, positive_int
 
 
 def register(subparsers) -> None:
@@ -13,7 +14,9 @@ def register(subparsers) -> None:
                                    description="Print the most probable words of every topic "
                                                "of a model file (any method), with alpha_k.")
     parser.add_argument("model", metavar="MODEL", help="model file")
-    parser.add_argument("-n", "--words", type=positive_int, default=10, help="words per topic (default: 10)")
+    parser.add_argument("-n", "--words", type=positive_int,
+                        default=default_of(TopicModelEstimator.top_words, "n"),
+                        help="words per topic (default: %(default)s)")
     add_json_flag(parser)
     parser.set_defaults(run=run)
 
