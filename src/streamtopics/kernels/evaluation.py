@@ -39,7 +39,7 @@ def _conditional_cumulative(topic_weights, alpha, doc_topic_counts, cumulative):
 
 
 @njit(cache=True, inline="always")
-def _draw(cumulative, total, uniform):
+def draw_cumulative(cumulative, total, uniform):
     """The first k with cumulative[k] > uniform * total (inverse-CDF sampling)."""
     threshold = uniform * total
     last = cumulative.size - 1
@@ -55,13 +55,13 @@ def _gibbs_update(topics, position, word_topic_weights, alpha, doc_topic_counts,
     old = topics[position]
     doc_topic_counts[old] -= 1.0
     total = _conditional_cumulative(word_topic_weights, alpha, doc_topic_counts, cumulative)
-    new = _draw(cumulative, total, next_uniform(state))
+    new = draw_cumulative(cumulative, total, next_uniform(state))
     topics[position] = new
     doc_topic_counts[new] += 1.0
 
 
 @njit(cache=True, inline="always")
-def _particles(n_particles, n_tokens, n_topics):
+def empty_particles(n_particles, n_tokens, n_topics):
     """The state of R left-to-right particles, all zero: each one's topic per token (R x N) and
     count per topic (R x K)."""
     return np.zeros((n_particles, n_tokens), dtype=np.int64), np.zeros((n_particles, n_topics))
@@ -69,10 +69,10 @@ def _particles(n_particles, n_tokens, n_topics):
 
 @njit(cache=True, inline="always")
 def _sparse_particles(n_particles, n_tokens, n_topics):
-    """`_particles` with each particle's present topics as an ascending list: topics (R x N),
+    """`empty_particles` with each particle's present topics as an ascending list: topics (R x N),
     present (R x K), position (R x K, -1 = absent), counts of the listed topics (R x K) and the
     lists' sizes (R)."""
-    topics, counts = _particles(n_particles, n_tokens, n_topics)
+    topics, counts = empty_particles(n_particles, n_tokens, n_topics)
     return (topics, np.zeros((n_particles, n_topics), dtype=np.int64),
             np.full((n_particles, n_topics), -1, dtype=np.int64), counts,
             np.zeros(n_particles, dtype=np.int64))
@@ -125,11 +125,11 @@ def left_to_right_document(beta_by_word, alpha, words, n_particles, resample, st
     n_tokens = words.size
     n_topics = alpha.size
     alpha_sum = alpha.sum()
-    topics, doc_topic_counts = _particles(n_particles, n_tokens, n_topics)
+    topics, doc_topic_counts = empty_particles(n_particles, n_tokens, n_topics)
     cumulative = np.empty(n_topics)
     weights = np.empty(n_particles)
     n_buffers = n_particles if resample else 0  # resampling copies particles into buffers
-    next_topics, next_counts = _particles(n_buffers, n_tokens, n_topics)
+    next_topics, next_counts = empty_particles(n_buffers, n_tokens, n_topics)
     ancestors = np.empty(n_buffers, dtype=np.int64)
     log_likelihood = 0.0
     for n in range(n_tokens):
@@ -143,7 +143,7 @@ def left_to_right_document(beta_by_word, alpha, words, n_particles, resample, st
                 return -np.inf  # no topic can emit this word: p(w_d) = 0
             weights[r] = total / (n + alpha_sum)
             if not resample:
-                k = _draw(cumulative, total, next_uniform(state))
+                k = draw_cumulative(cumulative, total, next_uniform(state))
                 topics[r, n] = k
                 doc_topic_counts[r, k] += 1.0
         weight_sum = weights.sum()
@@ -158,7 +158,7 @@ def left_to_right_document(beta_by_word, alpha, words, n_particles, resample, st
             for r in range(n_particles):
                 total = _conditional_cumulative(word_weights, alpha, doc_topic_counts[r],
                                                 cumulative)
-                k = _draw(cumulative, total, next_uniform(state))
+                k = draw_cumulative(cumulative, total, next_uniform(state))
                 topics[r, n] = k
                 doc_topic_counts[r, k] += 1.0
     return log_likelihood
@@ -318,7 +318,7 @@ def completion_document(beta_by_word, alpha, words, n_observed, burn_in, n_sampl
     cumulative = np.empty(n_topics)
     for j in range(n_observed):
         total = _conditional_cumulative(beta_by_word[words[j]], alpha, doc_topic_counts, cumulative)
-        k = _draw(cumulative, total, next_uniform(state))
+        k = draw_cumulative(cumulative, total, next_uniform(state))
         topics[j] = k
         doc_topic_counts[k] += 1.0
     theta_sum = np.zeros(n_topics)
@@ -337,7 +337,7 @@ def completion_document(beta_by_word, alpha, words, n_observed, burn_in, n_sampl
                 for k in range(n_topics):
                     expected_counts[k] += (cumulative[k] - previous) / total
                     previous = cumulative[k]
-            new = _draw(cumulative, total, next_uniform(state))
+            new = draw_cumulative(cumulative, total, next_uniform(state))
             topics[j] = new
             doc_topic_counts[new] += 1.0
         if record:

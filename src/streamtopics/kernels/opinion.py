@@ -21,7 +21,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .evaluation import _draw, _particles
+from .evaluation import draw_cumulative, empty_particles
 from .random import new_stream, next_uniform
 
 
@@ -50,7 +50,7 @@ def opinion_left_to_right_document(phi_by_word, psi, alpha, omega, words, n_part
     n_tokens = words.size
     n_topics = alpha.size
     alpha_sum = alpha.sum()
-    assignments, topic_counts = _particles(n_particles, n_tokens, n_topics)
+    assignments, topic_counts = empty_particles(n_particles, n_tokens, n_topics)
     n_qualitative = np.zeros(n_particles)
     cumulative = np.empty(n_topics + 1)
     log_likelihood = 0.0
@@ -72,7 +72,7 @@ def opinion_left_to_right_document(phi_by_word, psi, alpha, omega, words, n_part
                     if total <= 0.0:
                         return -np.inf
                     predictive += total
-                new = _draw(cumulative, total, next_uniform(state))
+                new = draw_cumulative(cumulative, total, next_uniform(state))
                 if new == n_topics:
                     assignments[r, m] = -1
                     n_qualitative[r] += 1.0
