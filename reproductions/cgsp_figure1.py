@@ -27,7 +27,7 @@ import numpy as np
 
 from streamtopics.corpus.readers import read_corpus_dir
 from streamtopics.evaluation import document_completion
-from streamtopics.inference.cgs import run_chain
+from streamtopics.inference.cgs import ChainSchedule, run_chain
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 COMBINATIONS = (("phi", "standard"), ("phi", "p"), ("phi_p", "standard"), ("phi_p", "p"))
@@ -40,8 +40,9 @@ def perplexities(corpus_dir: Path, n_topics: int, iterations: int, samples: list
     train, test = read_corpus_dir(corpus_dir, "train"), read_corpus_dir(corpus_dir, "test")
     tokens, offsets = train.document_tokens()
     started = time.perf_counter()
-    chain = run_chain(tokens, offsets, n_topics, train.n_words, 0.1, 0.01, iterations=iterations,
-                      burn_in=iterations - 1, n_samples=1, estimator="standard", seed=seed)
+    schedule = ChainSchedule(iterations=iterations, burn_in=iterations - 1, n_samples=1)
+    chain = run_chain(tokens, offsets, n_topics, train.n_words, 0.1, 0.01, schedule,
+                      estimator="standard", seed=seed)
     topics = {"phi": chain.phi, "phi_p": chain.state.estimate(chain.alpha, 0.01, "p")[0]}
     result = {"training_seconds": time.perf_counter() - started, "curves": {}}
     for topic_name, estimator in COMBINATIONS:

@@ -41,8 +41,7 @@ def test_dense_sweep_matches_naive_twin():
     documents = np.arange(4, dtype=np.int64)
     for sweep in range(3):
         kernels.sweep_dense(state.tokens, state.offsets, documents, state.assignments,
-                            state.doc_topic_counts, state.word_topic_counts, state.topic_counts,
-                            alpha, eta, 7, sweep)
+                            state.counts, alpha, eta, 7, sweep)
         naive.sweep_dense(twin.tokens, twin.offsets, documents, twin.assignments,
                           twin.doc_topic_counts, twin.word_topic_counts, twin.topic_counts,
                           alpha, eta, 7, sweep)
@@ -90,9 +89,8 @@ def test_log_joint_matches_naive():
 def dense_soft_counts(state, alpha, eta):
     doc_soft = np.zeros(state.doc_topic_counts.shape)
     word_soft = np.zeros(state.word_topic_counts.shape)
-    kernels.soft_counts_dense(state.tokens, state.offsets, state.assignments,
-                              state.doc_topic_counts, state.word_topic_counts, state.topic_counts,
-                              alpha, eta, doc_soft, word_soft)
+    kernels.soft_counts_dense(state.tokens, state.offsets, state.assignments, state.counts, alpha,
+                              eta, doc_soft, word_soft)
     return doc_soft, word_soft
 
 
@@ -158,12 +156,13 @@ def test_sampler_draws_from_the_exact_conditional(sampler, alpha, eta):
     for r in range(draws):
         s = copy_state(state)
         if sampler == "sparse":
-            kernels.sweep_sparse(s.tokens, s.offsets, target, s.assignments, s.doc_topic_counts,
-                                 s.word_topic_counts, s.topic_counts, lists[0], lists[1].copy(),
-                                 lists[2].copy(), alpha, eta, 11, r)
+            kernels.sweep_sparse(s.tokens, s.offsets, target, s.assignments, s.counts,
+                                 kernels.WordTopicLists(lists.start, lists.size.copy(),
+                                                        lists.topics.copy()),
+                                 alpha, eta, 11, r)
         else:
-            kernels.sweep_dense(s.tokens, s.offsets, target, s.assignments, s.doc_topic_counts,
-                                s.word_topic_counts, s.topic_counts, alpha, eta, 11, r)
+            kernels.sweep_dense(s.tokens, s.offsets, target, s.assignments, s.counts, alpha, eta,
+                                11, r)
         a, b, c = s.assignments[start:stop]
         observed[a * 9 + b * 3 + c] += 1
     keep = exact * draws >= 5

@@ -27,8 +27,7 @@ def test_block_sweeps_keep_counts_consistent_and_one_block_is_the_exact_sweep(sa
     for sweep in range(1, 4 if sampler == "dense" else 2):
         exact.sweep(alpha, 0.05, 1, sweep, sampler)
         kernels_blocks.sweep_blocks(tokens, offsets, np.array([0, 30]), one_block.assignments,
-                                    one_block.doc_topic_counts, one_block.word_topic_counts,
-                                    one_block.topic_counts, alpha, 0.05, 1, sweep,
+                                    one_block.counts, alpha, 0.05, 1, sweep,
                                     sampler == "sparse", *one_block._kernel_mask)
     np.testing.assert_array_equal(one_block.assignments, exact.assignments)
     np.testing.assert_array_equal(one_block.word_topic_counts, exact.word_topic_counts)

@@ -71,8 +71,7 @@ def test_masked_dense_sweep_matches_twin_and_never_leaves_the_mask():
     mask_ptr, mask_topics = kernel_mask(state.mask, 4, 4)
     for sweep in range(5):
         kernels.sweep_dense(state.tokens, state.offsets, documents, state.assignments,
-                            state.doc_topic_counts, state.word_topic_counts, state.topic_counts,
-                            alpha, eta, 7, sweep, mask_ptr, mask_topics)
+                            state.counts, alpha, eta, 7, sweep, mask_ptr, mask_topics)
         naive.sweep_dense(twin.tokens, twin.offsets, documents, twin.assignments,
                           twin.doc_topic_counts, twin.word_topic_counts, twin.topic_counts,
                           alpha, eta, 7, sweep, mask=MASK_LISTS)
@@ -145,13 +144,11 @@ def test_masked_conditional_is_the_restricted_renormalised_one_chi_square(sample
     for stream in range(4000):
         s = copy_state(state)
         if sampler == "dense":
-            kernels.sweep_dense(s.tokens, s.offsets, documents, s.assignments, s.doc_topic_counts,
-                                s.word_topic_counts, s.topic_counts, alpha, eta, 1, stream,
-                                *mask_arrays)
+            kernels.sweep_dense(s.tokens, s.offsets, documents, s.assignments, s.counts, alpha,
+                                eta, 1, stream, *mask_arrays)
         else:
-            kernels.sweep_sparse(s.tokens, s.offsets, documents, s.assignments, s.doc_topic_counts,
-                                 s.word_topic_counts, s.topic_counts,
-                                 *kernels.build_word_topic_lists(s.word_topic_counts), alpha, eta,
+            kernels.sweep_sparse(s.tokens, s.offsets, documents, s.assignments, s.counts,
+                                 kernels.build_word_topic_lists(s.word_topic_counts), alpha, eta,
                                  1, stream, *mask_arrays)
         draws[s.assignments[i]] += 1
     assert draws[np.setdiff1d(np.arange(n_topics), allowed)].sum() == 0
@@ -171,9 +168,8 @@ def test_masked_soft_counts_match_twin_and_stay_in_the_mask():
         mask=MASK_LISTS)
     doc_dense = np.zeros(state.doc_topic_counts.shape)
     word_dense = np.zeros(state.word_topic_counts.shape)
-    kernels.soft_counts_dense(state.tokens, state.offsets, state.assignments,
-                              state.doc_topic_counts, state.word_topic_counts, state.topic_counts,
-                              alpha, eta, doc_dense, word_dense, *kernel_mask(state.mask, 4, 4))
+    kernels.soft_counts_dense(state.tokens, state.offsets, state.assignments, state.counts, alpha,
+                              eta, doc_dense, word_dense, *kernel_mask(state.mask, 4, 4))
     doc_sparse, word_sparse = state.soft_counts(alpha, eta)
     for doc_soft, word_soft in ((doc_dense, word_dense), (doc_sparse, word_sparse)):
         np.testing.assert_allclose(doc_soft, expected_doc, rtol=1e-10, atol=1e-14)
@@ -190,10 +186,10 @@ def test_a_mask_allowing_every_topic_is_bit_identical_to_no_mask(sampler):
     offsets = np.concatenate([[0], np.cumsum(corpus_rng.poisson(12, 40))]).astype(np.int64)
     tokens = corpus_rng.integers(30, size=offsets[-1]).astype(np.int32)
     full = TopicMask.from_lists([range(5)] * 40, 5)
-    plain = cgs.run_chain(tokens, offsets, 5, 30, 0.2, 0.05, iterations=12, burn_in=5, lag=2,
-                          n_samples=3, sampler=sampler, seed=4)
-    masked = cgs.run_chain(tokens, offsets, 5, 30, 0.2, 0.05, iterations=12, burn_in=5, lag=2,
-                           n_samples=3, sampler=sampler, seed=4, mask=full)
+    schedule = cgs.ChainSchedule(iterations=12, burn_in=5, lag=2, n_samples=3)
+    plain = cgs.run_chain(tokens, offsets, 5, 30, 0.2, 0.05, schedule, sampler=sampler, seed=4)
+    masked = cgs.run_chain(tokens, offsets, 5, 30, 0.2, 0.05, schedule, sampler=sampler, seed=4,
+                           mask=full)
     np.testing.assert_array_equal(plain.state.assignments, masked.state.assignments)
     assert plain.log_likelihood == masked.log_likelihood
     # averaged without alignment (anchored topics) vs aligned: the same when nothing switched

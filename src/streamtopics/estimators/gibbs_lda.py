@@ -107,14 +107,14 @@ class GibbsLDA(BatchTopicModel):
         seed = self._fit_seed()
         tokens, offsets = corpus.document_tokens()
         every = self.optimize_interval
+        schedule = cgs.ChainSchedule(self.n_passes, self.burn_in, self.lag, self.n_samples,
+                                     every if self.optimize_alpha else 0,
+                                     every if self.optimize_eta else 0)
         best, log_likelihoods = None, []
         for chain in range(self.n_chains):
             result = cgs.run_chain(
                 tokens, offsets, self.n_topics, corpus.n_words, alpha, self.topic_word_prior,
-                iterations=self.n_passes, burn_in=self.burn_in, lag=self.lag,
-                n_samples=self.n_samples, sampler=self.sampler, estimator=self.estimator,
-                optimize_alpha_every=every if self.optimize_alpha else 0,
-                optimize_eta_every=every if self.optimize_eta else 0, seed=seed, chain=chain,
+                schedule, sampler=self.sampler, estimator=self.estimator, seed=seed, chain=chain,
                 progress=None if observe is None else (lambda sweep, c=chain: observe(c, sweep)),
                 parallel_blocks=self.parallel_blocks)
             log_likelihoods.append(result.log_likelihood)

@@ -240,13 +240,13 @@ class LabeledLDA(GibbsLabelModel):
         seed = self._fit_seed()
         tokens, offsets = corpus.document_tokens()
         iterations = self.burn_in + self.lag * self.n_samples
+        schedule = cgs.ChainSchedule(iterations, self.burn_in, self.lag, self.n_samples)
         results = []
         for chain in range(self.n_chains):
             results.append(cgs.run_chain(
                 tokens, offsets, n_topics, corpus.n_words, alpha, self.topic_word_prior,
-                iterations=iterations, burn_in=self.burn_in, lag=self.lag,
-                n_samples=self.n_samples, sampler=self.sampler, estimator=self.estimator,
-                seed=seed, chain=chain, mask=mask,
+                schedule, sampler=self.sampler, estimator=self.estimator, seed=seed,
+                chain=chain, mask=mask,
                 progress=None if observe is None else (lambda sweep, c=chain: observe(c, sweep))))
         self.topic_word_p_ = np.mean([r.phi for r in results], axis=0)
         self.topic_word_standard_ = np.mean([r.phi_standard for r in results], axis=0)

@@ -9,8 +9,8 @@ Papanikolaou, Foulds, Rubin & Tsoumakas (2017), "Dense distributions from sparse
   `doc_topic_estimate` on hard counts) and phi^p, theta^p (equations 41 and 40: the same
   formulas on the soft counts of `GibbsState.soft_counts`, Algorithm 1).
 - `run_chain`: burn-in, hyperparameter optimisation (Minka's fixed point, `optimize_alpha`,
-  `optimize_eta`), samples every ``lag`` sweeps, estimates averaged over the samples of the
-  chain after explicit topic alignment (`align_topics`).
+  `optimize_eta`), samples every ``lag`` sweeps (when: a `ChainSchedule`), estimates averaged
+  over the samples of the chain after explicit topic alignment (`align_topics`).
 - `predict_doc_topics`: new documents with phi fixed (equation 4), theta (equation 3) and
   theta^p (equation 33) from the same samples, averaged over samples and chains; this averaging
   is always valid because phi, hence the topic labels, are fixed (section 3.3).
@@ -78,7 +78,7 @@ class GibbsState:
     word_topic_counts: np.ndarray
     topic_counts: np.ndarray
     mask: TopicMask | None = None
-    _word_lists: tuple | None = field(default=None, repr=False)
+    _word_lists: kernels.WordTopicLists | None = field(default=None, repr=False)
 
     @classmethod
     def from_assignments(cls, tokens, offsets, assignments, n_topics: int,
@@ -120,6 +120,12 @@ class GibbsState:
         return self.word_topic_counts.shape[0]
 
     @property
+    def counts(self) -> kernels.CountMatrices:
+        """The three count matrices, as the kernels take them."""
+        return kernels.CountMatrices(self.doc_topic_counts, self.word_topic_counts,
+                                     self.topic_counts)
+
+    @property
     def _kernel_mask(self):
         return kernel_mask(self.mask, self.offsets.size - 1, self.n_topics)
 
@@ -136,24 +142,20 @@ class GibbsState:
         if blocks >= 2:
             block_kernels.sweep_blocks(self.tokens, self.offsets,
                                        block_kernels.block_bounds(self.offsets, blocks),
-                                       self.assignments, self.doc_topic_counts,
-                                       self.word_topic_counts, self.topic_counts, alpha,
-                                       float(eta), seed, stream, sampler == "sparse",
-                                       *self._kernel_mask)
+                                       self.assignments, self.counts, alpha, float(eta), seed,
+                                       stream, sampler == "sparse", *self._kernel_mask)
             self._word_lists = None
             return
         documents = np.arange(self.offsets.size - 1, dtype=np.int64)
         if sampler == "dense":
             kernels.sweep_dense(self.tokens, self.offsets, documents, self.assignments,
-                                self.doc_topic_counts, self.word_topic_counts, self.topic_counts,
-                                alpha, float(eta), seed, stream, *self._kernel_mask)
+                                self.counts, alpha, float(eta), seed, stream, *self._kernel_mask)
             self._word_lists = None
             return
         if self._word_lists is None:
             self._word_lists = kernels.build_word_topic_lists(self.word_topic_counts)
-        kernels.sweep_sparse(self.tokens, self.offsets, documents, self.assignments,
-                             self.doc_topic_counts, self.word_topic_counts, self.topic_counts,
-                             *self._word_lists, alpha, float(eta), seed, stream,
+        kernels.sweep_sparse(self.tokens, self.offsets, documents, self.assignments, self.counts,
+                             self._word_lists, alpha, float(eta), seed, stream,
                              *self._kernel_mask)
 
     def soft_counts(self, alpha: np.ndarray, eta: float) -> tuple[np.ndarray, np.ndarray]:
@@ -164,11 +166,9 @@ class GibbsState:
             self._word_lists = kernels.build_word_topic_lists(self.word_topic_counts)
         doc_soft = np.zeros(self.doc_topic_counts.shape)
         word_soft = np.zeros(self.word_topic_counts.shape)
-        kernels.soft_counts_sparse(self.tokens, self.offsets, self.assignments,
-                                   self.doc_topic_counts, self.word_topic_counts,
-                                   self.topic_counts, *self._word_lists,
-                                   np.ascontiguousarray(alpha, dtype=np.float64), float(eta),
-                                   doc_soft, word_soft, *self._kernel_mask)
+        kernels.soft_counts_sparse(self.tokens, self.offsets, self.assignments, self.counts,
+                                   self._word_lists, np.ascontiguousarray(alpha, dtype=np.float64),
+                                   float(eta), doc_soft, word_soft, *self._kernel_mask)
         return doc_soft, word_soft
 
     def estimate(self, alpha: np.ndarray, eta: float,
@@ -284,6 +284,24 @@ def sample_sweeps(iterations: int, burn_in: int, lag: int, n_samples: int) -> li
     return sorted(sweeps) or [iterations]
 
 
+@dataclass(frozen=True)
+class ChainSchedule:
+    """When a chain sweeps, adapts its hyperparameters and keeps its states: ``iterations``
+    sweeps; the states of `sample_sweeps` (``n_samples`` states ``lag`` sweeps apart, after
+    ``burn_in``) kept; alpha and eta optimised every ``optimize_alpha_every`` and
+    ``optimize_eta_every`` sweeps (0: never) after the burn-in and until the first kept state."""
+
+    iterations: int = 200
+    burn_in: int = 50
+    lag: int = 5
+    n_samples: int = 1
+    optimize_alpha_every: int = 0
+    optimize_eta_every: int = 0
+
+    def kept_sweeps(self) -> list[int]:
+        return sample_sweeps(self.iterations, self.burn_in, self.lag, self.n_samples)
+
+
 @dataclass
 class ChainResult:
     """What one chain yields: the averaged estimates (phi K x V, theta D x K), the
@@ -304,40 +322,40 @@ class ChainResult:
     phi_standard: np.ndarray
 
 
-def run_chain(tokens, offsets, n_topics: int, n_words: int, alpha, eta: float, *,
-              iterations: int = 200, burn_in: int = 50, lag: int = 5, n_samples: int = 1,
-              sampler: str = "sparse", estimator: str = "p", optimize_alpha_every: int = 0,
-              optimize_eta_every: int = 0, seed: int = 0, chain: int = 0,
+def run_chain(tokens, offsets, n_topics: int, n_words: int, alpha, eta: float,
+              schedule: ChainSchedule = ChainSchedule(), *, sampler: str = "sparse",
+              estimator: str = "p", seed: int = 0, chain: int = 0,
               progress: Callable[[int], None] | None = None,
               mask: TopicMask | None = None, parallel_blocks: int = 0) -> ChainResult:
-    """Run one chain of ``iterations`` sweeps from a uniformly random start.
+    """Run one chain of ``schedule.iterations`` sweeps from a uniformly random start.
 
-    Hyperparameters are optimised every ``optimize_*_every`` sweeps (0: never) after the burn-in
-    and until the first kept sample, then held fixed so that the averaged samples share one
-    posterior. The kept samples (`sample_sweeps`) give estimates (``estimator``: equations 2-3
-    or 40-41) averaged after aligning each sample's topics to the first kept sample: averaging
-    over a chain's samples is only sound with the labels matched (section 3.3.1), and the
-    alignment is identity unless the chain switched labels. ``progress(sweep)`` is called after
-    every sweep. ``mask``: Labeled LDA (equation 5); its topics are anchored to labels, so
-    nothing is aligned, and alpha is not optimised (Minka's update assumes every topic allowed).
-    ``parallel_blocks`` >= 2: approximate AD-LDA sweeps over that many blocks of documents, run
-    in parallel (`GibbsState.sweep`); 0 or 1: the exact sequential sweeps.
+    Hyperparameters are optimised as the `ChainSchedule` says, then held fixed so that the
+    averaged samples share one posterior. The kept samples give estimates (``estimator``:
+    equations 2-3 or 40-41) averaged after aligning each sample's topics to the first kept
+    sample: averaging over a chain's samples is only sound with the labels matched (section
+    3.3.1), and the alignment is identity unless the chain switched labels. ``progress(sweep)``
+    is called after every sweep. ``mask``: Labeled LDA (equation 5); its topics are anchored to
+    labels, so nothing is aligned, and alpha is not optimised (Minka's update assumes every
+    topic allowed). ``parallel_blocks`` >= 2: approximate AD-LDA sweeps over that many blocks of
+    documents, run in parallel (`GibbsState.sweep`); 0 or 1: the exact sequential sweeps.
     """
-    if mask is not None and optimize_alpha_every:
+    if mask is not None and schedule.optimize_alpha_every:
         raise ValueError("alpha cannot be optimised under a topic mask")
     alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,)).copy()
     eta = float(eta)
-    keep = sample_sweeps(iterations, burn_in, lag, n_samples)
+    keep = schedule.kept_sweeps()
     state = GibbsState.random(tokens, offsets, n_topics, n_words, seed, chain * _CHAIN_STRIDE,
                               mask)
     phi_sum = theta_sum = standard_sum = reference = None
     relabelled = 0
-    for sweep in range(1, iterations + 1):
+    for sweep in range(1, schedule.iterations + 1):
         state.sweep(alpha, eta, seed, chain * _CHAIN_STRIDE + sweep, sampler, parallel_blocks)
-        if burn_in < sweep < keep[0]:
-            if optimize_alpha_every and sweep % optimize_alpha_every == 0:
+        if schedule.burn_in < sweep < keep[0]:
+            every = schedule.optimize_alpha_every
+            if every and sweep % every == 0:
                 alpha = optimize_alpha(state.doc_topic_counts, alpha)
-            if optimize_eta_every and sweep % optimize_eta_every == 0:
+            every = schedule.optimize_eta_every
+            if every and sweep % every == 0:
                 eta = optimize_eta(state.word_topic_counts, eta)
         if sweep in keep:
             phi, theta = state.estimate(alpha, eta, estimator)
@@ -403,12 +421,13 @@ def predict_doc_topics(phi: np.ndarray, alpha, tokens, offsets, *, burn_in: int 
     slots = n_chains * n_samples if per_sample else 1
     standard = np.zeros((n_docs, slots, n_topics))
     soft = np.zeros((n_docs, slots, n_topics))
-    kernels.predict_documents(rows.astype(np.int32).ravel(), offsets,
-                              token_word.astype(np.int64).ravel(), doc_word_offsets,
-                              (doc_words % n_rows).astype(np.int32), phi_rows,
-                              smoothing_cumulative, alpha, int(burn_in), int(lag), int(n_samples),
-                              int(n_chains), int(seed), _PREDICTION_STREAM,
-                              content_keys(tokens, offsets), standard, soft)
+    documents = kernels.NewDocuments(rows.astype(np.int32).ravel(), offsets,
+                                     token_word.astype(np.int64).ravel(), doc_word_offsets,
+                                     (doc_words % n_rows).astype(np.int32),
+                                     content_keys(tokens, offsets))
+    kernels.predict_documents(documents, phi_rows, smoothing_cumulative, alpha, int(burn_in),
+                              int(lag), int(n_samples), int(n_chains), int(seed),
+                              _PREDICTION_STREAM, standard, soft)
     if not per_sample:
         standard /= n_chains * n_samples
         soft /= n_chains * n_samples

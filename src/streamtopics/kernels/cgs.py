@@ -19,6 +19,11 @@ them (O(|K_d|) per token, less than the SparseLDA buckets for a few labels); an 
 Randomness: before each document the kernel reseeds one stream from (seed, stream, document)
 (`streamtopics.kernels.random`), so a sweep's draws depend only on those integers.
 
+Arguments: the kernels take the three count matrices as one `CountMatrices`, SparseLDA's word
+lists as one `WordTopicLists` and new documents as one `NewDocuments` (numba named tuples), and
+unpack them once: the per-token helpers take the arrays themselves (read through a bundle in
+a token loop, they cost instructions).
+
 Kernels:
 - `count_assignments`, `random_assignments`: counts from topic assignments; uniform start.
 - `sweep_dense`: the reference O(K)-per-token sampler (twin: ``naive.sweep_dense``).
@@ -40,18 +45,28 @@ both sweeps by the same code (the same uniform gives the same topic).
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, prange
 
 from .random import next_uniform, stream_seed, uniform_step
 from .topic_mask import NO_MASK_PTR, NO_MASK_TOPICS, allowed_topics
 
+# The counts of a sample: n_dk (D x K int32), n_kv (word-major, V x K int32), n_k (K int64).
+CountMatrices = namedtuple("CountMatrices", "doc_topic word_topic topic")
+# SparseLDA's topics with n_kv > 0 per word (`build_word_topic_lists`).
+WordTopicLists = namedtuple("WordTopicLists", "start size topics")
+# New documents laid out for `predict_documents`: per token its row of phi (``rows``) and its
+# distinct word (``token_word``), per document its tokens (``offsets``), its distinct words'
+# rows (``word_rows`` at ``word_offsets[d]:word_offsets[d + 1]``) and its stream key (``keys``).
+NewDocuments = namedtuple("NewDocuments", "rows offsets token_word word_offsets word_rows keys")
+
 
 # --- counts and initialisation ------------------------------------------------------------------
 @njit(cache=True)
 def count_assignments(tokens, offsets, assignments, n_topics, n_words):
-    """Count matrices of a topic assignment: (doc_topic D x K int32, word_topic V x K int32,
-    topic K int64)."""
+    """The `CountMatrices` of a topic assignment."""
     n_docs = offsets.size - 1
     doc_topic_counts = np.zeros((n_docs, n_topics), dtype=np.int32)
     word_topic_counts = np.zeros((n_words, n_topics), dtype=np.int32)
@@ -62,7 +77,7 @@ def count_assignments(tokens, offsets, assignments, n_topics, n_words):
             doc_topic_counts[d, k] += 1
             word_topic_counts[tokens[i], k] += 1
             topic_counts[k] += 1
-    return doc_topic_counts, word_topic_counts, topic_counts
+    return CountMatrices(doc_topic_counts, word_topic_counts, topic_counts)
 
 
 @njit(cache=True)
@@ -161,15 +176,15 @@ def _masked_draw(d, w, topics, doc_topic_counts, word_topic_counts, inv_denomina
 
 # --- dense reference sampler --------------------------------------------------------------------
 @njit(cache=True)
-def sweep_dense(tokens, offsets, documents, assignments, doc_topic_counts, word_topic_counts,
-                topic_counts, alpha, eta, seed, stream, mask_ptr=NO_MASK_PTR,
-                mask_topics=NO_MASK_TOPICS):
+def sweep_dense(tokens, offsets, documents, assignments, counts, alpha, eta, seed, stream,
+                mask_ptr=NO_MASK_PTR, mask_topics=NO_MASK_TOPICS):
     """One Gibbs sweep over ``documents`` (in that order), each token resampled from equation 1
     with an O(K) scan (equation 5 over a restricted document's allowed topics). Updates
-    assignments and counts in place.
+    assignments and their `CountMatrices` ``counts`` in place.
 
     Equivalent to ``naive.sweep_dense``: the same uniforms mapped to topics the same way.
     """
+    doc_topic_counts, word_topic_counts, topic_counts = counts
     n_topics = alpha.size
     eta_sum = eta * word_topic_counts.shape[0]
     inv_denominator = 1.0 / (topic_counts + eta_sum)
@@ -197,7 +212,8 @@ def sweep_dense(tokens, offsets, documents, assignments, doc_topic_counts, word_
 # --- SparseLDA sampler --------------------------------------------------------------------------
 @njit(cache=True)
 def build_word_topic_lists(word_topic_counts):
-    """For each word the topics with n_kv > 0: (start V+1 int64, size V int32, topics int32).
+    """For each word the topics with n_kv > 0, as `WordTopicLists` (start V+1 int64, size V
+    int32, topics int32).
 
     Word v's slots are ``topics[start[v]:start[v+1]]``, of which the first ``size[v]`` are used;
     the capacity min(K, frequency of v) can never be exceeded since a word's frequency is fixed.
@@ -216,14 +232,12 @@ def build_word_topic_lists(word_topic_counts):
             if word_topic_counts[w, k] > 0:
                 topics[start[w] + size[w]] = k
                 size[w] += 1
-    return start, size, topics
+    return WordTopicLists(start, size, topics)
 
 
 @njit(cache=True)
-def sweep_sparse(tokens, offsets, documents, assignments, doc_topic_counts, word_topic_counts,
-                 topic_counts, word_list_start, word_list_size, word_list_topics, alpha, eta,
-                 seed, stream, mask_ptr=NO_MASK_PTR,
-                 mask_topics=NO_MASK_TOPICS):
+def sweep_sparse(tokens, offsets, documents, assignments, counts, word_lists, alpha, eta, seed,
+                 stream, mask_ptr=NO_MASK_PTR, mask_topics=NO_MASK_TOPICS):
     """One Gibbs sweep drawing from exactly the conditional of `sweep_dense`, SparseLDA style.
 
     Equation 1 splits into three buckets (Yao, Mimno & McCallum 2009, section 3):
@@ -232,7 +246,8 @@ def sweep_sparse(tokens, offsets, documents, assignments, doc_topic_counts, word
       + n_kv (n_dk + alpha_k) / (n_k + V eta)          topic-word q (topics of the word)
     s is kept up to date incrementally, r is rebuilt per document, and the coefficients
     (n_dk + alpha_k) / (n_k + V eta) are cached per topic; a uniform on [0, s + r + q) picks the
-    bucket and then the topic. The word-topic lists (`build_word_topic_lists`) are kept in step.
+    bucket and then the topic. The word-topic lists ``word_lists`` (`build_word_topic_lists`)
+    are kept in step with the `CountMatrices` ``counts``.
     A restricted document draws as `sweep_dense` does (the same uniform gives the same topic);
     the buckets and lists are kept in step all the same.
 
@@ -245,6 +260,8 @@ def sweep_sparse(tokens, offsets, documents, assignments, doc_topic_counts, word
     negative one: the remainders never increase, so the count is the walk's index, without
     its mispredicted exit.
     """
+    doc_topic_counts, word_topic_counts, topic_counts = counts
+    word_list_start, word_list_size, word_list_topics = word_lists
     n_topics = alpha.size
     eta_sum = eta * word_topic_counts.shape[0]
     inv_denominator = 1.0 / (topic_counts + eta_sum)
@@ -385,15 +402,15 @@ def _token_soft_counts(d, i, tokens, assignments, topics, doc_topic_counts, word
 
 
 @njit(cache=True)
-def soft_counts_dense(tokens, offsets, assignments, doc_topic_counts, word_topic_counts,
-                      topic_counts, alpha, eta, doc_soft, word_soft, mask_ptr=NO_MASK_PTR,
-                      mask_topics=NO_MASK_TOPICS):
+def soft_counts_dense(tokens, offsets, assignments, counts, alpha, eta, doc_soft, word_soft,
+                      mask_ptr=NO_MASK_PTR, mask_topics=NO_MASK_TOPICS):
     """Add each token's full conditional T(z_j = k | z_-j) (equation 1, normalised; equation 5
     in a restricted document) to ``doc_soft[d, k]`` (D x K) and ``word_soft[v, k]`` (V x K):
     the soft counts of equations 40 (theta^p) and 41 (phi^p), Algorithm 1. The sample itself is
-    left unchanged (the counts are restored after each token). Equivalent to
-    ``naive.soft_counts_dense``.
+    left unchanged (its `CountMatrices` ``counts`` are restored after each token). Equivalent
+    to ``naive.soft_counts_dense``.
     """
+    doc_topic_counts, word_topic_counts, topic_counts = counts
     n_topics = alpha.size
     eta_sum = eta * word_topic_counts.shape[0]
     inv_denominator = 1.0 / (topic_counts + eta_sum)
@@ -407,10 +424,8 @@ def soft_counts_dense(tokens, offsets, assignments, doc_topic_counts, word_topic
 
 
 @njit(cache=True)
-def soft_counts_sparse(tokens, offsets, assignments, doc_topic_counts, word_topic_counts,
-                       topic_counts, word_list_start, word_list_size, word_list_topics, alpha,
-                       eta, doc_soft, word_soft, mask_ptr=NO_MASK_PTR,
-                       mask_topics=NO_MASK_TOPICS):
+def soft_counts_sparse(tokens, offsets, assignments, counts, word_lists, alpha, eta, doc_soft,
+                       word_soft, mask_ptr=NO_MASK_PTR, mask_topics=NO_MASK_TOPICS):
     """The soft counts of `soft_counts_dense` (same result up to rounding) at about the cost of
     a SparseLDA sweep, touching only the buckets of `sweep_sparse` and writing each output row
     once. Token j's conditional (equation 1 with j excluded) splits as
@@ -429,10 +444,12 @@ def soft_counts_sparse(tokens, offsets, assignments, doc_topic_counts, word_topi
     (eta alpha_k + n_kv alpha_k) inv_k sum_j 1 / Z_j. The own-topic correction (the actual
     weight of z_j minus its bulk weight, over Z_j) is the same for the document's and the
     word's row. Every document's and word's row is thus written once instead of scattered per
-    token. Needs the word-topic lists of `build_word_topic_lists`; the counts are not modified
-    (a restricted document's tokens go through `_token_soft_counts`, O(|K_d|) each, which
-    restores them).
+    token. Needs the word-topic lists ``word_lists`` of `build_word_topic_lists`; the
+    `CountMatrices` ``counts`` are not modified (a restricted document's tokens go through
+    `_token_soft_counts`, O(|K_d|) each, which restores them).
     """
+    doc_topic_counts, word_topic_counts, topic_counts = counts
+    word_list_start, word_list_size, word_list_topics = word_lists
     n_docs = offsets.size - 1
     n_words, n_topics = word_topic_counts.shape
     n_tokens = tokens.size
@@ -644,22 +661,22 @@ def _predict_sweep(rows, assignments, doc_topic_counts, doc_topics, doc_position
 
 
 @njit(cache=True, parallel=True)
-def predict_documents(rows, offsets, token_word, doc_word_offsets, word_rows, phi_rows,
-                      smoothing_cumulative, alpha, burn_in, lag, n_samples, n_chains, seed,
-                      stream_base, doc_keys, standard_counts, soft_counts):
-    """Gibbs sampling of new documents with phi fixed (equation 4), documents in parallel.
+def predict_documents(documents, phi_rows, smoothing_cumulative, alpha, burn_in, lag, n_samples,
+                      n_chains, seed, stream_base, standard_counts, soft_counts):
+    """Gibbs sampling of new ``documents`` (`NewDocuments`) with phi fixed (equation 4),
+    documents in parallel.
 
-    For each document and chain c (stream (seed, stream_base + c, doc_keys[d]), the key a hash
+    For each document and chain c (stream (seed, stream_base + c, keys[d]), the key a hash
     of the document's content, so its result does not depend on its row): sequential
     initialisation (sweep 0), then sweeps; the states after sweeps burn_in, burn_in + lag, ...
     (n_samples of them) are samples. For sample number r = c * n_samples + s, the hard counts
     n_dk are added to ``standard_counts[d, slot]`` and the soft counts of
     `document_soft_counts` to ``soft_counts[d, slot]``, where slot = r if the arrays have
-    n_chains * n_samples slots, else 0 (summed). Per document: tokens
-    ``offsets[d]:offsets[d+1]`` with ``rows``/``token_word`` (token_word global into
-    ``word_rows``, distinct words of d at ``doc_word_offsets[d]:doc_word_offsets[d+1]``);
-    ``smoothing_cumulative[row]`` = cumulative sums over k of phi_kv alpha_k.
+    n_chains * n_samples slots, else 0 (summed). ``phi_rows`` holds phi_kv for the words in
+    play (rows x K) and ``smoothing_cumulative[row]`` the cumulative sums over k of phi_kv
+    alpha_k.
     """
+    rows, offsets, token_word, doc_word_offsets, word_rows, doc_keys = documents
     n_topics = alpha.size
     keep_each = standard_counts.shape[1] > 1
     for d in prange(offsets.size - 1):

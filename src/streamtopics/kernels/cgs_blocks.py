@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .cgs import build_word_topic_lists, sweep_dense, sweep_sparse
+from .cgs import CountMatrices, build_word_topic_lists, sweep_dense, sweep_sparse
 
 
 @njit(cache=True)
@@ -47,30 +47,31 @@ def block_bounds(offsets, n_blocks):
 
 
 @njit(cache=True, parallel=True)
-def sweep_blocks(tokens, offsets, bounds, assignments, doc_topic_counts, word_topic_counts,
-                 topic_counts, alpha, eta, seed, stream, sparse, mask_ptr, mask_topics):
+def sweep_blocks(tokens, offsets, bounds, assignments, counts, alpha, eta, seed, stream, sparse,
+                 mask_ptr, mask_topics):
     """One AD-LDA sweep (module docstring): block b (documents ``bounds[b]:bounds[b + 1]``)
     sweeps with `sweep_sparse` if ``sparse`` else `sweep_dense` on its copy of the counts,
-    blocks in parallel; then the copies are merged into ``word_topic_counts`` and
-    ``topic_counts``. Assignments and document-topic counts are updated in place."""
+    blocks in parallel; then the copies are merged into the word-topic and topic counts of the
+    `CountMatrices` ``counts``. Assignments and document-topic counts are updated in place."""
+    doc_topic_counts, word_topic_counts, topic_counts = counts
     n_blocks = bounds.size - 1
     n_words, n_topics = word_topic_counts.shape
     copies = np.empty((n_blocks, n_words, n_topics), dtype=word_topic_counts.dtype)
     totals = np.empty((n_blocks, n_topics), dtype=topic_counts.dtype)
     for b in prange(n_blocks):
-        counts = copies[b]
-        counts[:] = word_topic_counts
+        block_words = copies[b]
+        block_words[:] = word_topic_counts
         block_totals = totals[b]
         block_totals[:] = topic_counts
         documents = np.arange(bounds[b], bounds[b + 1])
+        block_counts = CountMatrices(doc_topic_counts, block_words, block_totals)
         if sparse:
-            start, size, topics = build_word_topic_lists(counts)
-            sweep_sparse(tokens, offsets, documents, assignments, doc_topic_counts, counts,
-                         block_totals, start, size, topics, alpha, eta, seed, stream, mask_ptr,
+            sweep_sparse(tokens, offsets, documents, assignments, block_counts,
+                         build_word_topic_lists(block_words), alpha, eta, seed, stream, mask_ptr,
                          mask_topics)
         else:
-            sweep_dense(tokens, offsets, documents, assignments, doc_topic_counts, counts,
-                        block_totals, alpha, eta, seed, stream, mask_ptr, mask_topics)
+            sweep_dense(tokens, offsets, documents, assignments, block_counts, alpha, eta, seed,
+                        stream, mask_ptr, mask_topics)
     for w in prange(n_words):
         for k in range(n_topics):
             before = word_topic_counts[w, k]
