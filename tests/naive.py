@@ -634,3 +634,233 @@ def merge_sorted_rows(words_a, rows_a, words_b, rows_b):
 
 def add_scaled_rows(out, scale, weights, alpha):
     out += scale[:, None] * weights * alpha
+
+
+# --- the local Gibbs kernels beyond the dense one (twins of kernels/local_gibbs.py,
+# gibbs_estep_sparse.py, gibbs_estep_mh.py, end_state.py) --------------------------------------
+# Each twin draws from the kernel's streams in the kernel's order, so with equal seeds it makes
+# the kernel's draws. A document a topic mask restricts runs the dense passes on its view over
+# its allowed topics, whichever kernel, as the kernels do.
+def initial_samples(doc_ptr, entry_word, entry_count, weights, alpha, seed, minibatch,
+                    first_document, mask=None):
+    """Twin of kernels.local_gibbs.initial_samples: Algorithm 2's z_n^0 ~ Mult(beta_{x_n} /
+    sum_k beta_{x_n k}) by `sample_topic`, token n (layout order) of document d from the
+    (n + 1)-th uniform of the stream (seed, minibatch, first_document + d); -1 for the tokens of
+    a document ``mask`` restricts (the kernel leaves them to its restricted passes). Returns
+    (z, s_w = sum_k beta_wk alpha_k per word, summed in topic order)."""
+    z = [np.zeros(0, dtype=np.int64)]
+    for d in range(doc_ptr.size - 1):
+        entries = slice(doc_ptr[d], doc_ptr[d + 1])
+        words = np.repeat(entry_word[entries], entry_count[entries])
+        if allowed_topics(mask, d, alpha.size).size < alpha.size:
+            z.append(np.full(words.size, -1, dtype=np.int64))
+            continue
+        state = np.array([_stream_seed(seed, minibatch, first_document + d)], dtype=np.uint64)
+        z.append(np.array([sample_topic(weights[w], _next_uniform(state)) for w in words],
+                          dtype=np.int64))
+    return np.concatenate(z), np.cumsum(weights * alpha, axis=1)[:, -1]
+
+
+def two_bucket_topic(weights, counts, alpha, u):
+    """Twin of the sparse kernel's draw (kernels.gibbs_estep_sparse: `document_bucket`,
+    `pick_present`, `walk_topics`): k with probability proportional to beta_wk (n_k + alpha_k)
+    (``weights`` = beta_w, ``counts`` without the token) from the uniform ``u``. The target is
+    u (r + s_w), r the running sum of beta_wk n_k over the present topics (n_k > 0, ascending)
+    and s_w that of beta_wk alpha_k over every k; below r, the present topic whose running sum
+    first exceeds the target, else the topic whose running sum of beta_wk alpha_k first exceeds
+    target - r (the last of positive mass where rounding leaves the walk short)."""
+    present = np.flatnonzero(counts > 0)
+    document = np.cumsum(weights[present] * counts[present])
+    document_mass = document[-1] if present.size else 0.0
+    smoothing = np.cumsum(weights * alpha)
+    target = u * (document_mass + smoothing[-1])
+    if target < document_mass:
+        return present[np.searchsorted(document, target, side="right")]
+    k = np.searchsorted(smoothing, target - document_mass, side="right")
+    positive = np.flatnonzero(weights * alpha > 0)
+    return k if k < alpha.size else (positive[-1] if positive.size else 0)
+
+
+def alias_draw(table, u):
+    """Twin of kernels.gibbs_estep_mh.alias_draw on one alias table (K x 2: the probability of
+    keeping column i, and its alias)."""
+    x = u * table.shape[0]
+    i = min(int(x), table.shape[0] - 1)
+    return i if x - i < table[i, 0] else int(table[i, 1])
+
+
+def _record_pass(words, weights, alpha, z, counts, record_sample, records, log_theta):
+    """One recorded pass (Algorithm 2, final loop; appendix A.3): per token its full conditional
+    p(z_n = k | z_-n) (or, ``record_sample``, 1 at z_n) added to its row of ``records``, and
+    digamma(alpha + n_d) - digamma(sum alpha + N_d) to ``log_theta``."""
+    for n, w in enumerate(words):
+        if record_sample:
+            records[n, z[n]] += 1.0
+        else:
+            conditional = weights[w] * (counts - np.eye(alpha.size)[z[n]] + alpha)
+            records[n] += conditional / conditional.sum()
+    log_theta += digamma(alpha + counts) - digamma(alpha.sum() + words.size)
+
+
+def _dense_draw(weights, counts, alpha, u):
+    return sample_topic(weights * (counts + alpha), u)
+
+
+def _exact_chain(words, weights, alpha, state, n_passes, record_from, record_sample, draw):
+    """Algorithm 2 on one document from its stream ``state``: z^0 by `sample_topic` from beta_w,
+    then ``n_passes`` passes, each a fresh permutation and per token in its order one
+    ``draw(beta_w, counts without the token, alpha, u)``. Returns (z, counts, records per token,
+    log_theta) summed over the recorded passes (`_record_pass`)."""
+    z = np.array([sample_topic(weights[w], _next_uniform(state)) for w in words], dtype=np.int64)
+    counts = np.bincount(z, minlength=alpha.size).astype(float)
+    records, log_theta = np.zeros((words.size, alpha.size)), np.zeros(alpha.size)
+    order = np.empty(words.size, dtype=np.int64)
+    for t in range(n_passes):
+        _random_permutation(state, words.size, order)
+        for n in order:
+            counts[z[n]] -= 1
+            z[n] = draw(weights[words[n]], counts, alpha, _next_uniform(state))
+            counts[z[n]] += 1
+        if t >= record_from:
+            _record_pass(words, weights, alpha, z, counts, record_sample, records, log_theta)
+    return z, counts, records, log_theta
+
+
+def _mh_chain(words, weights, alpha, word_tables, alpha_table, cycles, state, n_passes,
+              record_from, record_sample):
+    """The Metropolis-Hastings chain of one document (kernels.gibbs_estep_mh) from its stream
+    ``state``: z^0 from the words' alias tables; per pass a fresh permutation, then every
+    token's ``cycles`` word proposals (tokens in layout order), then token by token in the
+    pass's order, n without the token, ``cycles`` times: the word proposal t accepted if
+    u (n_s + alpha_s) < n_t + alpha_t; a document proposal, with probability N / (N + sum
+    alpha) the topic of a uniformly drawn token (itself included), else a draw from alpha's
+    table, accepted if u beta_ws < beta_wt. Returns what `_exact_chain` returns."""
+    n_tokens = words.size
+    alpha_sum = np.cumsum(alpha)[-1]
+    z = np.array([alias_draw(word_tables[w], _next_uniform(state)) for w in words],
+                 dtype=np.int64)
+    counts = np.bincount(z, minlength=alpha.size).astype(float)
+    records, log_theta = np.zeros((n_tokens, alpha.size)), np.zeros(alpha.size)
+    order = np.empty(n_tokens, dtype=np.int64)
+    for t in range(n_passes):
+        _random_permutation(state, n_tokens, order)
+        proposals = [[alias_draw(word_tables[w], _next_uniform(state)) for _ in range(cycles)]
+                     for w in words]
+        for n in order:
+            s = z[n]
+            counts[s] -= 1
+            beta = weights[words[n]]
+            for proposed in proposals[n]:
+                u = _next_uniform(state)
+                if u * (counts[s] + alpha[s]) < counts[proposed] + alpha[proposed]:
+                    s = z[n] = proposed
+                x = _next_uniform(state) * (n_tokens + alpha_sum)
+                other = (z[min(int(x), n_tokens - 1)] if x < n_tokens
+                         else alias_draw(alpha_table, (x - n_tokens) / alpha_sum))
+                if _next_uniform(state) * beta[s] < beta[other]:
+                    s = z[n] = other
+            counts[s] += 1
+        if t >= record_from:
+            _record_pass(words, weights, alpha, z, counts, record_sample, records, log_theta)
+    return z, counts, records, log_theta
+
+
+def _minibatch_chains(doc_ptr, entry_word, entry_count, weights, alpha, seed, minibatch,
+                      first_document, n_passes, record_from, mask, record_sample, chain):
+    """Each document's chain from its stream (seed, minibatch, first_document + d):
+    ``chain(words, state)`` for a document that may use every topic, `_exact_chain` with dense
+    draws on its view over its allowed topics for one ``mask`` restricts. Returns
+    (token_topic, doc_topic_counts, entry_topic, doc_log_theta), the accumulators summed over
+    the recorded passes."""
+    n_docs, n_topics = doc_ptr.size - 1, alpha.size
+    token_topic = [np.zeros(0, dtype=np.int64)]
+    doc_topic_counts = np.zeros((n_docs, n_topics))
+    entry_topic = np.zeros((entry_word.size, n_topics))
+    doc_log_theta = np.zeros((n_docs, n_topics))
+    for d in range(n_docs):
+        entries = np.repeat(np.arange(doc_ptr[d], doc_ptr[d + 1]),
+                            entry_count[doc_ptr[d]:doc_ptr[d + 1]])
+        words = entry_word[entries]
+        state = np.array([_stream_seed(seed, minibatch, first_document + d)], dtype=np.uint64)
+        topics = allowed_topics(mask, d, n_topics)
+        if topics.size < n_topics:
+            z, counts, records, log_theta = _exact_chain(
+                words, weights[:, topics], alpha[topics], state, n_passes, record_from,
+                record_sample, _dense_draw)
+        else:
+            z, counts, records, log_theta = chain(words, state)
+        token_topic.append(topics[z])
+        doc_topic_counts[d, topics] = counts
+        np.add.at(entry_topic, (entries[:, None], topics), records)
+        doc_log_theta[d, topics] = log_theta
+    return np.concatenate(token_topic), doc_topic_counts, entry_topic, doc_log_theta
+
+
+def sparse_gibbs_sweeps(doc_ptr, entry_word, entry_count, weights, alpha, seed, minibatch,
+                        first_document, n_passes, record_from, mask=None, record_sample=False):
+    """Twin of kernels.local_gibbs.gibbs_sweeps(sparse=True) run from pass 0, recording the
+    conditionals (RECORD_CONDITIONALS) or, ``record_sample``, the sample (RECORD_SAMPLE): the
+    dense kernel's chain (initial sample, scan orders, one uniform per token) with each uniform
+    mapped to a topic by `two_bucket_topic`. Returns (token_topic, doc_topic_counts,
+    entry_topic, doc_log_theta), the accumulators summed over the passes t >= record_from;
+    ``mask``: a list of allowed-topic arrays."""
+    return _minibatch_chains(
+        doc_ptr, entry_word, entry_count, weights, alpha, seed, minibatch, first_document,
+        n_passes, record_from, mask, record_sample,
+        lambda words, state: _exact_chain(words, weights, alpha, state, n_passes, record_from,
+                                          record_sample, two_bucket_topic))
+
+
+def mh_gibbs_sweeps(doc_ptr, entry_word, entry_count, weights, alpha, word_tables, alpha_table,
+                    cycles, seed, minibatch, first_document, n_passes, record_from, mask=None,
+                    record_sample=False):
+    """Twin of kernels.local_gibbs.gibbs_sweeps(mh_cycles=cycles) run from pass 0 (`_mh_chain`),
+    returning what `sparse_gibbs_sweeps` returns. ``word_tables`` (U x K x 2) and
+    ``alpha_table`` (K x 2) are the alias tables of beta_w and alpha the kernel builds
+    (`kernels.gibbs_estep_mh.mh_tables`; `alias_draw` reads them)."""
+    return _minibatch_chains(
+        doc_ptr, entry_word, entry_count, weights, alpha, seed, minibatch, first_document,
+        n_passes, record_from, mask, record_sample,
+        lambda words, state: _mh_chain(words, weights, alpha, word_tables, alpha_table, cycles,
+                                       state, n_passes, record_from, record_sample))
+
+
+def end_state_statistics(doc_ptr, entry_word, entry_count, token_topic, doc_topic_counts,
+                         weights, alpha, smoothing_total):
+    """Twin of kernels.end_state.end_state_statistics: one pass recorded from the state it
+    leaves, in the order that module's docstring states, hence the same doubles. With Z_n =
+    s_w + sum_k beta_wk n_dk - beta_{w z_n} (present topics ascending; ``smoothing_total``
+    holds s_w) and S_j = sum_n 1 / Z_n over entry j's tokens, entry j's row on its document's
+    present topics k is (0 - sum_{n: z_n = k} beta_wk / Z_n) + S_j beta_wk n_dk; word w's row is
+    S_w beta_wk alpha_k (S_w = sum of its entries' S_j) plus its entries' rows in entry order.
+    When s_w = sum_k beta_wk alpha_k, the rows are the sums of p(z_n = k | z_-n) over the
+    tokens. Returns (word rows U x K, s2 = digamma(alpha + n_d) - digamma(sum alpha + N_d) per
+    document, entry rows, S_j)."""
+    entry_rows = np.zeros((entry_word.size, alpha.size))
+    entry_inverse = np.zeros(entry_word.size)
+    entry_present = []
+    token = 0
+    for d in range(doc_ptr.size - 1):
+        counts = doc_topic_counts[d]
+        present = np.flatnonzero(counts > 0)
+        for j in range(doc_ptr[d], doc_ptr[d + 1]):
+            entry_present.append(present)
+            beta = weights[entry_word[j]]
+            norm = smoothing_total[entry_word[j]]
+            for k in present:
+                norm += beta[k] * counts[k]
+            own = np.zeros(alpha.size)
+            for k in token_topic[token:token + entry_count[j]]:
+                inverse = 1.0 / (norm - beta[k])
+                entry_inverse[j] += inverse
+                own[k] -= beta[k] * inverse
+            token += entry_count[j]
+            scale = entry_inverse[j]
+            entry_rows[j, present] = own[present] + scale * beta[present] * counts[present]
+    word_inverse = np.bincount(entry_word, entry_inverse, minlength=weights.shape[0])
+    rows = word_inverse[:, None] * weights * alpha
+    for j, present in enumerate(entry_present):
+        rows[entry_word[j], present] += entry_rows[j, present]
+    lengths = doc_topic_counts.sum(axis=1, keepdims=True)
+    return (rows, digamma(alpha + doc_topic_counts) - digamma(alpha.sum() + lengths), entry_rows,
+            entry_inverse)
