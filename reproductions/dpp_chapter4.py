@@ -1,8 +1,8 @@
 """Dupuy's thesis, chapter 4: the low-rank DPP on synthetic data (Figures 24, 25, 27, 28) and
 summaries of real documents (Tables 9-11).
 
-    python reproductions/dpp_chapter4.py synthetic --out bench/results/dpp_chapter4
-    python reproductions/dpp_chapter4.py real --out bench/results/dpp_chapter4
+    python reproductions/dpp_chapter4.py synthetic --out reproductions/results/dpp_chapter4
+    python reproductions/dpp_chapter4.py real --out reproductions/results/dpp_chapter4
 
 ``synthetic``: the item set {1..V} (V = 100, r* = 5, alpha = 1e-5) and the exponential set
 {0,1}^10 (r* = 2, gamma = 1/V, pi = 1/2), exact samples (Kulesza & Taskar, Algorithm 1), a shared
@@ -245,7 +245,7 @@ def run_real(args) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("part", choices=("synthetic", "real"))
-    parser.add_argument("--out", type=Path, default=Path("bench/results/dpp_chapter4"))
+    parser.add_argument("--out", type=Path, default=Path("reproductions/results/dpp_chapter4"))
     parser.add_argument("--figure", default="docs/figures/dpp_synthetic.png")
     parser.add_argument("--datasets", type=int, default=3, help="data sets per setting (thesis: 10)")
     parser.add_argument("--n-train", type=int, default=2000)

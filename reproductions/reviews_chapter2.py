@@ -8,7 +8,7 @@ Two data sets:
   against LDA-R with the score as the reduced rating (great -> +1), and an "oracle" LDA-R that
   is told the test review's score (an upper bound on what opinion topics add).
 
-    python reproductions/reviews_chapter2.py --out bench/results/reviews_chapter2
+    python reproductions/reviews_chapter2.py --out reproductions/results/reviews_chapter2
 
 writes ``reviews_chapter2.json`` and ``reviews_chapter2.md``. LDA-0, -C, -U are `GibbsLDA`
 (CGS_p, 200 iterations); the opinion models start from their LDA's topics, as the thesis
@@ -81,7 +81,7 @@ def _table(runs: list[dict]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=Path("bench/results/reviews_chapter2"))
+    parser.add_argument("--out", type=Path, default=Path("reproductions/results/reviews_chapter2"))
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--topics", type=int, nargs="+", default=[5, 10])
     parser.add_argument("--finefoods-topics", type=int, nargs="+", default=[8, 16, 32])

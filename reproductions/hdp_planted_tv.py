@@ -1,7 +1,7 @@
 """How close can anything get to the planted topics of the issue-13 corpus? (Issue 13 asks HDP
 G-OEM's matched topics to be within mean total variation 0.1 of the truth.)
 
-On the synthetic corpus of bench/hdp_peers.py (K* = 10 topics of Dirichlet(0.1) over V = 1,000
+On the synthetic corpus of reproductions/hdp_peers.py (K* = 10 topics of Dirichlet(0.1) over V = 1,000
 words, alpha = 5 pi with pi proportional to 0.8^k, Poisson(60) lengths, 20,000 training
 documents), the mean TV of the 10 true topics to their Hungarian-matched topics
 (`evaluation.matching.distance_to_truth`) of:
@@ -19,11 +19,11 @@ documents), the mean TV of the 10 true topics to their Hungarian-matched topics
   concentration fixed at 5.
 
 and for the learnt models three ways to match: Hungarian on the topics of weight > 1% (as
-bench/hdp_peers.py), on all topics, and the first as a mean weighted by the true topic weights
+reproductions/hdp_peers.py), on all topics, and the first as a mean weighted by the true topic weights
 pi (the bigger topics count more).
 
-Usage: NUMBA_NUM_THREADS=1 python bench/hdp_planted_tv.py [--seeds 1]
-Writes bench/results/hdp_planted_tv.{json,md}.
+Usage: NUMBA_NUM_THREADS=1 python reproductions/hdp_planted_tv.py [--seeds 1]
+Writes reproductions/results/hdp_planted_tv.{json,md}.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import argparse
 import numpy as np
 
 from hdp_peers import synthetic
-from measuring import write_results
+from results_files import write_results
 from streamtopics import generate_synthetic
 from streamtopics.estimators import OnlineHDP, OnlineLDA
 from streamtopics.evaluation.matching import match_topics
@@ -139,7 +139,7 @@ def main() -> None:
                      f"{mean('tv_all_topics'):.3f} | {mean('tv_over_1pct_weighted'):.3f} |")
     write_results("hdp_planted_tv", {"seeds": args.seeds, "rows": rows},
                   "Planted corpus of issue 13: TV to the true topics, floor and models",
-                  f"NUMBA_NUM_THREADS=1 python bench/hdp_planted_tv.py --seeds {args.seeds}", table)
+                  f"NUMBA_NUM_THREADS=1 python reproductions/hdp_planted_tv.py --seeds {args.seeds}", table)
     print("\n".join(table))
 
 

@@ -1,6 +1,6 @@
 """HDP G-OEM with and without what the thesis does not have (spec section 1.8 b): the number of
 topics T through the stream and the final held-out score, on the synthetic corpus of
-bench/hdp_peers.py and on debian, for
+reproductions/hdp_peers.py and on debian, for
 
 * the defaults (pruning below 1e-4 of the tokens, unseen words weighted as the topics' mean
   under a new topic, stick concentration alpha learnt by empirical Bayes from 20, cap 200);
@@ -8,8 +8,8 @@ bench/hdp_peers.py and on debian, for
   words at 1/V under a new topic, cap 1,000;
 * alpha fixed at 1 (the spec's and gensim's default) and at 20.
 
-Usage: NUMBA_NUM_THREADS=1 python bench/hdp_ablation.py
-Writes bench/results/hdp_ablation.{json,md}.
+Usage: NUMBA_NUM_THREADS=1 python reproductions/hdp_ablation.py
+Writes reproductions/results/hdp_ablation.{json,md}.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import os
 import platform
 
 from hdp_peers import load
-from measuring import command_line, write_results
+from results_files import command_line, write_results
 from streamtopics.corpus.corpus import occurring_words, restrict_to_words
 from streamtopics.estimators import OnlineHDP
 from streamtopics.evaluation import left_to_right

@@ -23,11 +23,11 @@ of seed 0 alone, which ignores the seed's noise. One thread (numba, BLAS); times
 seconds of the process (the machine may be shared), each configuration's the best over its
 seeds (same work: one pass, the same P); numba compilation is done beforehand.
 
-Usage: python bench/local_passes.py [--corpora debian newsarticles] [--topics 100]
+Usage: python reproductions/local_passes.py [--corpora debian newsarticles] [--topics 100]
            [--passes 3 5 8 10 14 20] [--half-passes 5 8 10] [--seeds 0 1 2 3 4]
            [--train-documents 6000] [--test-documents 300] [--particles 10] [--no-gensim]
            [--name local_passes]
-Writes bench/results/NAME.{json,md} and prints the table.
+Writes reproductions/results/NAME.{json,md} and prints the table.
 """
 
 from __future__ import annotations
@@ -44,16 +44,66 @@ from dataclasses import dataclass  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-import streamtopics.inference.gibbs_estep as gibbs_estep  # noqa: E402
 from streamtopics import read_corpus_dir  # noqa: E402
+from streamtopics.estimators import OnlineLDA  # noqa: E402
 from streamtopics.evaluation import left_to_right  # noqa: E402
-from streamtopics.inference.gibbs_estep import GibbsEstimator  # noqa: E402
+from streamtopics.inference.gibbs_estep import GibbsEstimator, GibbsRun  # noqa: E402
 from streamtopics.inference.presets import LOCAL_ESTIMATORS, PRESETS, Method  # noqa: E402
 
-from measuring import CORPORA, KernelClock, command_line, write_results  # noqa: E402
-from sparse_estep import GENSIM, fit_gensim, fit_goem, number, speed_cells  # noqa: E402
+from results_files import CORPORA, command_line, write_results  # noqa: E402
 
 REFERENCE = 20  # the paper's P and the library's default
+# gensim LdaModel's runs: name -> chunksize (its default, and minibatches nearer ours)
+GENSIM = {"gensim LdaModel (defaults: chunksize 2000)": 2000,
+          "gensim LdaModel (chunksize 256)": 256}
+
+
+def fit_goem(train, n_topics, passes, seed, method="g-oem"):
+    """One pass of ``method`` in minibatches of 100 with P = ``passes``: (CPU seconds, CPU
+    seconds inside the local step `GibbsRun.advance`, beta, alpha, P)."""
+    advance, inside = GibbsRun.advance, [0.0]
+
+    def timed(run, *args):
+        started = time.process_time()
+        advance(run, *args)
+        inside[0] += time.process_time() - started
+
+    model = OnlineLDA(n_topics, method=method, batch_size=100, local_passes=passes,
+                      n_passes=1, random_state=seed)
+    GibbsRun.advance = timed
+    try:
+        started = time.process_time()
+        model.fit(train)
+        seconds = time.process_time() - started
+    finally:
+        GibbsRun.advance = advance
+    return seconds, inside[0], model.components_, model.doc_topic_prior_, passes
+
+
+def fit_gensim(train, n_topics, chunksize, seed):
+    """One pass of gensim's LdaModel at its defaults but ``chunksize``: `fit_goem`'s tuple
+    (no local step's time, no P)."""
+    from gensim.matutils import Sparse2Corpus
+    from gensim.models import LdaModel
+    documents = list(Sparse2Corpus(train.counts, documents_columns=False))
+    started = time.process_time()
+    model = LdaModel(documents, num_topics=n_topics, id2word=dict(enumerate(train.vocabulary)),
+                     passes=1, chunksize=chunksize, eval_every=None, random_state=seed)
+    seconds = time.process_time() - started
+    return seconds, None, model.get_topics(), np.asarray(model.alpha, dtype=np.float64), None
+
+
+def number(value, digits=2):
+    """A table cell: ``value`` to ``digits`` decimals, empty for None."""
+    return "" if value is None else f"{value:.{digits}f}"
+
+
+def speed_cells(row) -> str:
+    """The first cells of a table row: corpus, K, method, train seconds, documents/s and the
+    speed ratios to the two `GENSIM` runs (empty where not run), up to the next cell."""
+    ratios = " | ".join(number(row.get(f"speed vs {name}")) for name in GENSIM)
+    return (f"| {row['corpus']} | {row['K']} | {row['method']} | {row['seconds']:.2f} | "
+            f"{row['documents_per_second']:.0f} | {ratios} | ")
 
 
 @dataclass(frozen=True)
@@ -75,25 +125,25 @@ LAST_HALF = Method("gibbs-last-half", *[getattr(PRESETS["g-oem"], axis) for axis
 
 
 def configurations(args):
-    """(row name, fit(train, K, seed, clock) -> `fit_goem`'s tuple) of every configuration."""
-    rows = [(f"G-OEM, P = {p}", lambda train, k, seed, clock, p=p:
-             fit_goem(train, k, "auto", clock, p, seed)) for p in args.passes]
-    rows += [(f"G-OEM, P = {p}, last half", lambda train, k, seed, clock, p=p:
-              fit_goem(train, k, "auto", clock, p, seed, LAST_HALF)) for p in args.half_passes]
+    """(row name, fit(train, K, seed) -> `fit_goem`'s tuple) of every configuration."""
+    rows = [(f"G-OEM, P = {p}", lambda train, k, seed, p=p: fit_goem(train, k, p, seed))
+            for p in args.passes]
+    rows += [(f"G-OEM, P = {p}, last half", lambda train, k, seed, p=p:
+              fit_goem(train, k, p, seed, LAST_HALF)) for p in args.half_passes]
     if not args.no_gensim:
-        rows += [(name, lambda train, k, seed, clock, chunk=chunk:
-                  fit_gensim(train, k, chunk, seed)) for name, chunk in GENSIM.items()]
+        rows += [(name, lambda train, k, seed, chunk=chunk: fit_gensim(train, k, chunk, seed))
+                 for name, chunk in GENSIM.items()]
     return rows
 
 
-def measure(corpus_name, n_topics, args, clock):
+def measure(corpus_name, n_topics, args):
     train = read_corpus_dir(CORPORA / corpus_name, "train")[:args.train_documents]
     test = read_corpus_dir(CORPORA / corpus_name, "test")[:args.test_documents]
     runs = {}  # name -> per seed: (seconds, kernel seconds, P, per-document log-likelihoods)
     for name, fit in configurations(args):
         runs[name] = []
         for seed in args.seeds:
-            seconds, kernel, beta, alpha, passes = fit(train, n_topics, seed, clock)
+            seconds, kernel, beta, alpha, passes = fit(train, n_topics, seed)
             scores = np.asarray(left_to_right(beta, alpha, test, n_particles=args.particles,
                                               seed=0).log_likelihoods)
             runs[name].append((seconds, kernel, passes, scores))
@@ -170,16 +220,15 @@ def main() -> None:
     parser.add_argument("--particles", type=int, default=10)
     parser.add_argument("--no-gensim", action="store_true")
     parser.add_argument("--name", default="local_passes",
-                        help="results file name under bench/results (default: local_passes)")
+                        help="results file name under reproductions/results (default: local_passes)")
     args = parser.parse_args()
     if REFERENCE not in args.passes or len(args.seeds) < 2:
         parser.error(f"--passes must include {REFERENCE} and --seeds at least two seeds")
-    clock = KernelClock([(gibbs_estep, "gibbs_sweeps")], time.process_time)
     warm_up = read_corpus_dir(CORPORA / args.corpora[0], "train")[:200]
     for _, fit in configurations(args)[:1]:  # compile outside the timing
-        fit(warm_up, 40, 0, clock)
+        fit(warm_up, 40, 0)
     rows = [row for corpus in args.corpora for n_topics in args.topics
-            for row in measure(corpus, n_topics, args, clock)]
+            for row in measure(corpus, n_topics, args)]
     table = markdown(rows, args)
     write_results(args.name, {"settings": vars(args), "threads": 1,
                               "machine": platform.processor() or platform.machine(),

@@ -27,9 +27,9 @@ weight > 1%) and training seconds, one thread (NUMBA_NUM_THREADS=1), all in one 
 synthetic corpus also the mean total-variation distance of the true topics to their
 Hungarian-matched learned topics of weight > 1%.
 
-Usage: NUMBA_NUM_THREADS=1 python bench/hdp_peers.py [--corpora synthetic,debian,newsarticles]
+Usage: NUMBA_NUM_THREADS=1 python reproductions/hdp_peers.py [--corpora synthetic,debian,newsarticles]
        [--seeds 1] [--test-docs 300] [--max-tokens 200] [--tomotopy-iterations 100] [--quick]
-Writes bench/results/hdp_peers.{json,md}.
+Writes reproductions/results/hdp_peers.{json,md}.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from streamtopics.estimators import OnlineHDP, OnlineLDA
 from streamtopics.evaluation import left_to_right
 from streamtopics.evaluation.matching import distance_to_truth
 
-from measuring import CORPORA, command_line, write_results
+from results_files import CORPORA, command_line, write_results
 
 LDA_TOPICS = {"synthetic": (10,), "debian": (16, 32, 64, 128), "newsarticles": (16, 32, 64, 128)}
 

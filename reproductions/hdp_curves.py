@@ -1,14 +1,14 @@
 """Figure 10's form (thesis section 3.5.5): held-out log-perplexity through iterations of HDP by
 G-OEM and by VarGibbs, with LDA G-OEM at fixed K beside them, one pass over the synthetic corpus
-and debian (the splits of bench/hdp_peers.py).
+and debian (the splits of reproductions/hdp_peers.py).
 
 Every model is scored during training by `reporting.ProgressiveEvaluation` (left-to-right, 20
 particles, seed 0; the HDP with the rest of its stick, `OnlineHDP.held_out_parameters`) on the
 same 300 held-out documents (first 100 tokens, words seen in training) every ``--every``
 documents. One seed, one thread.
 
-Usage: NUMBA_NUM_THREADS=1 python bench/hdp_curves.py [--every 2500]
-Writes bench/results/hdp_curves.{json,md} and docs/figures/hdp-through-iterations.png.
+Usage: NUMBA_NUM_THREADS=1 python reproductions/hdp_curves.py [--every 2500]
+Writes reproductions/results/hdp_curves.{json,md} and docs/figures/hdp-through-iterations.png.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import platform
 from pathlib import Path
 
 from hdp_peers import load
-from measuring import command_line, write_results
+from results_files import command_line, write_results
 from streamtopics.corpus.corpus import occurring_words, restrict_to_words
 from streamtopics.estimators import OnlineHDP, OnlineLDA
 from streamtopics.reporting.progressive import ProgressiveEvaluation

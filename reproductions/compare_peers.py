@@ -45,8 +45,8 @@ from the same deterministic start scikit-learn and that NumPy twin agree to 1e-5
 steps, then drift apart (the one-pass trajectory is sensitive to rounding). streamtopics' kernel
 rescales exp(E[log theta]) by its maximum, so no token underflows.
 
-Usage: python bench/compare_peers.py [--seeds 3] [--passes 50] [--particles 20]
-Writes bench/results/compare_peers.{json,md} and prints the table.
+Usage: python reproductions/compare_peers.py [--seeds 3] [--passes 50] [--particles 20]
+Writes reproductions/results/compare_peers.{json,md} and prints the table.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ from streamtopics.evaluation import left_to_right
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.presets import Method, build_parts
 
-from measuring import CORPORA, command_line, write_results
+from results_files import CORPORA, command_line, write_results
 
 OLDA_FIXED_ALPHA = Method("variational", "dirichlet", "polynomial", "fixed", name="olda-fixed-alpha")
 

@@ -2,14 +2,14 @@
 (thesis section 3.5.3: "LDS performs very poorly on this dataset, for any value of K the
 log-perplexity is around 400", against 60 ln 1000 = 414.5 nats for the uniform model).
 
-The synthetic corpus of bench/hdp_peers.py (K* = 10 over V = 1,000 words, Poisson(60) lengths,
+The synthetic corpus of reproductions/hdp_peers.py (K* = 10 over V = 1,000 words, Poisson(60) lengths,
 unequal alpha), one pass in corpus order, minibatches of 100, alpha fixed at 1/K for LDS (the
 preset's) and learnt by G-OEM; LDS with the thesis' P = 200 local passes and with G-OEM's P = 20.
 Scored by left-to-right (20 particles, seed 0) on the same 300 held-out documents (first 100
 tokens each); one thread.
 
-Usage: NUMBA_NUM_THREADS=1 python bench/lds_synthetic.py [--documents 10000] [--seeds 1]
-Writes bench/results/lds_synthetic.{json,md}.
+Usage: NUMBA_NUM_THREADS=1 python reproductions/lds_synthetic.py [--documents 10000] [--seeds 1]
+Writes reproductions/results/lds_synthetic.{json,md}.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 from hdp_peers import synthetic
-from measuring import command_line, write_results
+from results_files import command_line, write_results
 from streamtopics.estimators import OnlineLDA
 from streamtopics.evaluation import left_to_right
 from streamtopics.evaluation.matching import distance_to_truth

@@ -23,9 +23,9 @@ optimisation; its `infer` scores), if installed.
 Streaming: `LabeledOnlineLDA` (G-OEM, one pass, minibatches of 100, P = 20) with Prior-LDA's
 prediction.
 
-Usage: NUMBA_NUM_THREADS=1 python bench/labeled_debtags.py [--configs 1x1 2x10 5x30]
+Usage: NUMBA_NUM_THREADS=1 python reproductions/labeled_debtags.py [--configs 1x1 2x10 5x30]
        [--filter debtags-content|all] [--corpus DIR] [--no-baselines]
-Writes bench/results/labeled_debtags.{json,md}.
+Writes reproductions/results/labeled_debtags.{json,md}.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from streamtopics.estimators.labeled_online import LabeledOnlineLDA
 from streamtopics.evaluation import multilabel_f1
 from streamtopics.inference import cgs, cvb0
 
-from measuring import CORPORA, command_line, write_results
+from results_files import CORPORA, command_line, write_results
 
 CORPUS = CORPORA / "debian"
 FILTERS = {"debtags-content": DEBTAGS_CONTENT, "all": LabelFilter(20)}

@@ -10,9 +10,9 @@ the first ``--max-tokens`` tokens of each document), mean log-likelihood per doc
 higher is better. eta = 0 gives test tokens of words without expected counts probability 0: the
 table then counts the documents scored -inf and gives the mean over the others (not comparable).
 
-Usage: NUMBA_NUM_THREADS=1 python bench/topic_word_prior.py [--corpora debian newsarticles]
+Usage: NUMBA_NUM_THREADS=1 python reproductions/topic_word_prior.py [--corpora debian newsarticles]
        [--topics 20 100] [--etas 0 0.001 0.01 0.05 0.1] [--train-docs 5000] [--test-docs 300]
-Writes bench/results/topic_word_prior.{json,md} and prints the table.
+Writes reproductions/results/topic_word_prior.{json,md} and prints the table.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from streamtopics import OnlineLDA
 from streamtopics.corpus.readers import read_corpus_dir
 from streamtopics.evaluation import left_to_right
 
-from measuring import CORPORA, command_line, write_results
+from results_files import CORPORA, command_line, write_results
 
 
 

@@ -15,9 +15,9 @@ of rank_phi - rank_phi^p (positive: phi^p better), by 10 cue-frequency bins, equ
 (the paper's reading) and log-spaced, with the shares of pairs each estimator ranks higher and
 a Wilcoxon signed-rank test over cues.
 
-Usage: NUMBA_NUM_THREADS=1 python bench/word_association_debian.py [--topics 50 100 500]
+Usage: NUMBA_NUM_THREADS=1 python reproductions/word_association_debian.py [--topics 50 100 500]
        [--sweeps 250] [--seed 0]
-Writes bench/results/word_association_debian.{json,md}.
+Writes reproductions/results/word_association_debian.{json,md}.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from streamtopics import GibbsLDA
 from streamtopics.corpus.readers import read_corpus_dir
 from streamtopics.evaluation.word_association import AssociationNorms, compare_estimators
 
-from measuring import CORPORA, command_line, write_results
+from results_files import CORPORA, command_line, write_results
 
 CORPUS = CORPORA / "debian"
 
