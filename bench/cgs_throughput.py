@@ -1,5 +1,8 @@
-"""Collapsed Gibbs sampling throughput: streamtopics (SparseLDA and dense kernels) next to tomotopy
-(`LDAModel`, one worker) and the `lda` package, measured in the same run (issue 12, item 3).
+"""How many tokens per second does batch collapsed Gibbs sampling sweep, against tomotopy and
+the lda package?
+
+streamtopics' `GibbsState` (SparseLDA and dense kernels) next to tomotopy (`LDAModel`, one
+worker) and the `lda` package, measured in the same run.
 
 Tokens per second per iteration = tokens x iterations / seconds of sampling, every sampler
 starting from a random assignment and running the same number of sweeps (alpha = 0.1,
@@ -17,29 +20,21 @@ mean of its last ``--late`` sweeps (a sparse sweep gets cheaper as the chain con
 second is the stricter), and the extra cost of the CGS_p estimate over the standard one
 (`GibbsState.estimate`, both materialising phi K x V and theta D x K).
 
-Usage: python bench/cgs_throughput.py [--corpus DIR] [--documents 5000] [--iterations 50]
-       [--topics 10 20 100 500] [--samplers sparse dense] [--repeats 3] [--no-lda]
-       [--output cgs_throughput]
-Writes bench/results/OUTPUT.{json,md} (``--output``, default cgs_throughput; another name to
-keep a run of another checkout side by side) and prints the table.
+Peers not installed are skipped with a line saying so. ``--quick``: a small planted corpus.
+
+Usage: python bench/cgs_throughput.py [--corpus debian] [--documents 5000] [--iterations 50]
+       [--topics 10 20 100 500] [--samplers sparse dense] [--repeats 3] [--no-lda] [--quick]
 """
 
 from __future__ import annotations
 
-import os
+import time
 
-for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ.setdefault(_variable, "1")
-
-import argparse  # noqa: E402
-import platform  # noqa: E402
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
+from engines import missing  # first: `measuring` pins BLAS and numba to one thread
+from measuring import arguments, parse, planted, read_split, write_results
 
 import numpy as np  # noqa: E402
 
-from measuring import CORPORA, command_line, write_results  # noqa: E402
-from streamtopics import read_corpus_dir  # noqa: E402
 from streamtopics.inference.cgs import SAMPLERS, GibbsState  # noqa: E402
 
 ALPHA, ETA, SEED = 0.1, 0.01, 1
@@ -96,19 +91,20 @@ def time_lda_package(counts, n_topics, iterations):
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--corpus", type=Path, default=CORPORA / "debian")
+    parser = arguments(__doc__, repeats=3)
+    parser.add_argument("--corpus", default="debian")
     parser.add_argument("--documents", type=int, default=5000)
     parser.add_argument("--iterations", type=int, default=50)
     parser.add_argument("--late", type=int, default=10, help="last sweeps for the late sweep cost")
     parser.add_argument("--topics", type=int, nargs="+", default=[10, 20, 100, 500])
     parser.add_argument("--samplers", nargs="+", default=["sparse", "dense"], choices=SAMPLERS)
-    parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-lda", action="store_true", help="skip the lda package (slow at K = 500)")
-    parser.add_argument("--output", default="cgs_throughput",
-                        help="results name under bench/results (default cgs_throughput)")
-    args = parser.parse_args(argv)
-    corpus = read_corpus_dir(args.corpus, "train")[:args.documents]
+    args = parse(parser, argv)
+    if args.quick:
+        corpus, _, _ = planted()
+        args.corpus, args.topics, args.iterations, args.late = "planted", [5, 20], 10, 5
+    else:
+        corpus = read_split(args.corpus, "train", args.documents)
     tokens, offsets = corpus.document_tokens()
     tokens = tokens.astype(np.int32)
     n_tokens = tokens.size
@@ -117,81 +113,77 @@ def main(argv=None) -> None:
         warm.sweep(np.full(3, ALPHA), ETA, SEED, 1, sampler)
         warm.estimate(np.full(3, ALPHA), ETA, "p")
 
-    def rate(seconds):
-        return n_tokens * args.iterations / seconds
-
-    rows = []
-    for n_topics in args.topics:
-        row = {"K": n_topics}
-        best = {}
-        tomotopy_seconds = []
-        for _ in range(args.repeats):
-            for sampler in args.samplers:
-                run = time_streamtopics(tokens, offsets, corpus.n_words, n_topics,
-                                        args.iterations, sampler)
-                if sampler not in best:
-                    best[sampler] = run
-                best[sampler] = (min(best[sampler][0], run[0], key=np.sum),
-                                 min(best[sampler][1], run[1]), min(best[sampler][2], run[2]),
-                                 run[3])
-            try:
-                tomotopy_seconds.append(time_tomotopy(tokens, offsets, corpus.vocabulary,
-                                                      n_topics, args.iterations))
-            except ImportError:
-                pass
-        for sampler, (sweeps, pass_seconds, extra, log_joint) in best.items():
-            row[sampler] = float(rate(sweeps.sum()))
-            row[f"{sampler}_log_joint_per_token"] = log_joint
-            row[f"{sampler}_sweep_seconds"] = float(sweeps.mean())
-            row[f"{sampler}_late_sweep_seconds"] = float(sweeps[-args.late:].mean())
-            row[f"{sampler}_cgsp_pass_seconds"] = pass_seconds
-            row[f"{sampler}_cgsp_extra_estimate_seconds"] = extra
-        if tomotopy_seconds:
-            seconds, row["tomotopy_ll_per_word"] = min(tomotopy_seconds)
-            row["tomotopy"] = rate(seconds)
-        if not args.no_lda:
-            try:
-                row["lda"] = rate(time_lda_package(corpus.counts, n_topics, args.iterations))
-            except ImportError:
-                pass
-        rows.append(row)
-        print(row, flush=True)
-
-    def ratio(a, b):
-        return f"{a / b:.2f}" if a and b else "n/a"
-
-    def mtok(x):
-        return f"{x / 1e6:.2f}" if x else "n/a"
-
+    peers = [peer for peer in ("tomotopy", "lda") if not (peer == "lda" and args.no_lda)]
+    skipped = {peer: reason for peer in peers if (reason := missing(peer))}
+    for peer, reason in skipped.items():
+        print(f"skipped {peer}: {reason}", flush=True)
+    peers = [peer for peer in peers if peer not in skipped]
+    rows = [measure(tokens, offsets, corpus, n_topics, peers, args) for n_topics in args.topics]
+    table = markdown(rows, corpus, n_tokens, args, peers)
+    table += [f"Skipped {peer}: {reason}." for peer, reason in skipped.items()]
     first = args.samplers[0]
-    peers = ["tomotopy"] + ([] if args.no_lda else ["lda"])
-    columns = [f"streamtopics {s}" for s in args.samplers] + ["tomotopy (1 worker)"] \
-        + ([] if args.no_lda else ["lda package"])
+    headline = [f"K = {row['K']}: {first} {row[first] / 1e6:.2f} M tokens/s"
+                + "".join(f", {row[first] / row[peer]:.2f}x {peer}" for peer in peers)
+                for row in rows]
+    write_results(args, {"documents": corpus.n_documents, "tokens": n_tokens, "skipped": skipped,
+                         "rows": rows},
+                  "Collapsed Gibbs sampling throughput (one thread, CPU seconds)", table, headline)
+
+
+def measure(tokens, offsets, corpus, n_topics, peers, args) -> dict:
+    """One K: every sampler and peer ``args.repeats`` times by turns; tokens/s of the best run
+    of each, and the CGS_p costs of each sampler."""
+    rate = (lambda seconds: tokens.size * args.iterations / seconds)
+    row, best, tomotopy_runs = {"K": n_topics}, {}, []
+    for _ in range(args.repeats):
+        for sampler in args.samplers:
+            run = time_streamtopics(tokens, offsets, corpus.n_words, n_topics,
+                                    args.iterations, sampler)
+            earlier = best.get(sampler, run)
+            best[sampler] = (min(earlier[0], run[0], key=np.sum), min(earlier[1], run[1]),
+                             min(earlier[2], run[2]), run[3])
+        if "tomotopy" in peers:
+            tomotopy_runs.append(time_tomotopy(tokens, offsets, corpus.vocabulary, n_topics,
+                                               args.iterations))
+    for sampler, (sweeps, pass_seconds, extra, log_joint) in best.items():
+        row[sampler] = float(rate(sweeps.sum()))
+        row[f"{sampler}_log_joint_per_token"] = log_joint
+        row[f"{sampler}_sweep_seconds"] = float(sweeps.mean())
+        row[f"{sampler}_late_sweep_seconds"] = float(sweeps[-args.late:].mean())
+        row[f"{sampler}_cgsp_pass_seconds"] = pass_seconds
+        row[f"{sampler}_cgsp_extra_estimate_seconds"] = extra
+    if tomotopy_runs:
+        seconds, row["tomotopy_ll_per_word"] = min(tomotopy_runs)
+        row["tomotopy"] = rate(seconds)
+    if "lda" in peers:
+        row["lda"] = rate(time_lda_package(corpus.counts, n_topics, args.iterations))
+    print(row, flush=True)
+    return row
+
+
+def markdown(rows, corpus, n_tokens, args, peers) -> list[str]:
+    first = args.samplers[0]
+    columns = [f"streamtopics {s}" for s in args.samplers] + [
+        {"tomotopy": "tomotopy (1 worker)", "lda": "lda package"}[peer] for peer in peers]
+    ratios = [f"{s} / {peer}" for s in args.samplers for peer in peers]
     table = [
-        f"Million tokens/s per iteration ({args.corpus.name}: first {corpus.n_documents} training "
-        f"documents, {n_tokens} tokens, V = {corpus.n_words}; {args.iterations} sweeps from a random "
-        f"start; one thread; CPU time, best of {args.repeats} runs by turns). CGS_p pass in {first} sweeps: over "
-        f"the run's mean sweep / over its last {args.late} sweeps; extra: CGS_p estimate minus "
-        f"standard estimate, in late sweeps.",
-        "",
-        "| K | " + " | ".join(columns) + " | " + " | ".join(f"{s} / tomotopy" for s in args.samplers)
-        + " | CGS_p pass (mean / late) | CGS_p extra |",
-        "| ---: " * (len(columns) + len(args.samplers) + 3) + "|",
-    ]
+        f"Million tokens/s per iteration ({args.corpus}: {corpus.n_documents} training "
+        f"documents, {n_tokens} tokens, V = {corpus.n_words}; {args.iterations} sweeps from a "
+        f"random start; one thread; CPU time, best of {args.repeats} runs by turns; the lda "
+        f"package runs once). CGS_p pass in {first} sweeps: over the run's mean sweep / over "
+        f"its last {args.late} sweeps; extra: CGS_p estimate minus standard estimate, in late "
+        f"sweeps.", "",
+        "| K | " + " | ".join(columns + ratios) + " | CGS_p pass (mean / late) | CGS_p extra |",
+        "|" + "---:|" * (len(columns) + len(ratios) + 3)]
     for row in rows:
         late = row[f"{first}_late_sweep_seconds"]
-        cells = [mtok(row.get(s)) for s in args.samplers + peers]
-        cells += [ratio(row.get(s), row.get("tomotopy")) for s in args.samplers]
+        cells = [f"{row[name] / 1e6:.2f}" for name in args.samplers + peers]
+        cells += [f"{row[s] / row[peer]:.2f}" for s in args.samplers for peer in peers]
         cells.append(f"{row[f'{first}_cgsp_pass_seconds'] / row[f'{first}_sweep_seconds']:.1f} / "
                      f"{row[f'{first}_cgsp_pass_seconds'] / late:.1f}")
         cells.append(f"{row[f'{first}_cgsp_extra_estimate_seconds'] / late:.1f}")
         table.append(f"| {row['K']} | " + " | ".join(cells) + " |")
-    print("\n".join(table))
-    payload = {"settings": {**vars(args), "corpus": str(args.corpus)}, "documents": corpus.n_documents,
-               "tokens": n_tokens, "threads": 1, "timing": "process_time, best of repeats",
-               "machine": platform.platform(), "processor": platform.processor(), "rows": rows}
-    write_results(args.output, payload, "Collapsed Gibbs sampling throughput (issue 12, item 3)",
-                  command_line(), table)
+    return table
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
-"""The E-step on Dask (issue 16): documents/s of the serial backend and of Dask with 1 and 2
-local workers (one process, one thread each; numba threads = 1 everywhere), side by side in one
+"""How fast does the Dask backend train, against the serial one, and how would it scale?
+
+Documents/s of the serial backend and of Dask with 1 and 2 local workers (one process, one thread each; numba threads = 1 everywhere), side by side in one
 run, on two streams trained online by G-OEM (P = 20, one pass):
 
 - debian (train split, V = 10,000), K = 100, minibatches of ``--debian-batch`` documents;
@@ -35,8 +36,11 @@ at 1 GB/s, levels(W) the depth of the merge tree over the 2W chunks (run on the 
 U_c a chunk's distinct words and m the merge's CPU per entry (measured); and for each W the
 smallest minibatch (12,800 x 2^j) at which the client takes at most 20 % of a step.
 
+``--quick``: a stream of 2,000 documents in minibatches of 1,000, the serial backend and two
+workers, no ceiling, a projection from small minibatches.
+
 Usage: ``python bench/distributed.py [--documents 1000000] [--measure N] [--batch-size 25600]
-[--repeat 2]``. Writes bench/results/distributed.{json,md} and prints the table.
+[--repeats 2] [--quick]``.
 """
 
 from __future__ import annotations
@@ -45,19 +49,20 @@ import os
 
 os.environ["NUMBA_NUM_THREADS"] = "1"  # before numba loads, here and in the worker processes
 
-import argparse  # noqa: E402
-import json  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+BENCH = Path(__file__).resolve().parent
+# This file's name would hide the `distributed` package: src/ and site-packages first, this
+# folder (`measuring`) last, here and in the worker processes (which import this file again).
+sys.path[:] = [str(BENCH.parent / "src")] + [p for p in sys.path
+                                             if Path(p or ".").resolve() != BENCH] + [str(BENCH)]
+
+from measuring import CORPORA, arguments, parse, write_results  # noqa: E402
+
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
-
-BENCH = Path(__file__).resolve().parent
-# this file's name would hide the `distributed` package: import from src/ and site-packages only
-sys.path[:] = [str(BENCH.parent / "src")] + [p for p in sys.path
-                                             if Path(p or ".").resolve() != BENCH]
 
 from streamtopics.corpus.readers import read_corpus_dir  # noqa: E402
 from streamtopics.corpus.synthetic import iter_synthetic_documents, make_topics  # noqa: E402
@@ -66,7 +71,7 @@ from streamtopics.inference.backends import (BACKEND_CHUNKS_PER_WORKER, DaskBack
                                              SerialBackend)
 from streamtopics.inference.estep_chunks import chunk_bounds  # noqa: E402
 
-DEBIAN = Path("/work/shared/corpora/debian")
+DEBIAN = CORPORA / "debian"
 BANDWIDTH = 1.0e9  # bytes/s a client's network moves (10 GbE, about 1.2e9 at best)
 CLIENT_SHARE = 0.2
 
@@ -353,7 +358,7 @@ def project(rows: list[dict], args) -> dict:
                + two["client_comm_cpu_per_step"]) / batch
     merge = merge_seconds_per_entry(args.topics)
     sample = {size: next(synthetic_stream(size, size, args.topics, args.words, args.length))
-              for size in (12_800 * 2 ** j for j in range(6))}
+              for size in args.projected_sizes}
     projection = {}
     for workers in (2, 8, 32, 128):
         by_size = {}
@@ -380,11 +385,10 @@ def project(rows: list[dict], args) -> dict:
             "workers": projection}
 
 
-def markdown(rows: list[dict], projection: dict, ceiling: dict, args) -> str:
-    lines = ["# E-step on Dask (bench/distributed.py)", "",
-             f"G-OEM, P = 20, one pass; numba threads = 1; Dask workers: local processes of one "
+def markdown(rows: list[dict], projection: dict, ceiling: dict | None, args) -> list[str]:
+    lines = [f"G-OEM, P = 20, one pass; numba threads = 1; Dask workers: local processes of one "
              f"thread; host: {os.cpu_count()} CPUs shared with other jobs (load average noted). "
-             f"Each configuration's best of {args.repeat} alternating runs; models bit-identical "
+             f"Each configuration's best of {args.repeats} alternating runs; models bit-identical "
              f"across backends (sha256 of the topics checked). docs/s: wall clock; CPU-bound "
              f"docs/s: documents / (client CPU + the busiest worker's task compute time) per "
              f"step, what dedicated cores would give before transfer time.", "",
@@ -403,7 +407,8 @@ def markdown(rows: list[dict], projection: dict, ceiling: dict, args) -> str:
                      f"{r.get('chunks_per_step', 1):.0f} | {mb('bytes_sent_per_step')} | "
                      f"{mb('bytes_received_per_step')} | {r['load_average']:.1f} |")
     c = ceiling
-    lines += ["", f"The host's ceiling for two workers: one chunk of {c['chunk_documents']} "
+    lines += [] if c is None else [
+              "", f"The host's ceiling for two workers: one chunk of {c['chunk_documents']} "
               f"documents takes {c['seconds_alone']:.2f} s in one process alone and "
               f"{c['seconds_two_at_once']:.2f} s in each of two processes at once (plain "
               f"processes, no Dask; medians): two processes do **{c['ceiling']:.2f}x** the work "
@@ -432,11 +437,11 @@ def markdown(rows: list[dict], projection: dict, ceiling: dict, args) -> str:
               f"{p['client_share_limit']:.0%} of a step: " + ", ".join(
                   f"{w} workers: {e['smallest_batch_size_client_below_share'] or 'none tried'}"
                   for w, e in p["workers"].items())]
-    return "\n".join(lines)
+    return lines
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments(__doc__)
     parser.add_argument("--documents", type=int, default=1_000_000)
     parser.add_argument("--measure", type=int, default=None,
                         help="documents of the synthetic stream trained per configuration")
@@ -445,43 +450,46 @@ def main() -> None:
     parser.add_argument("--words", type=int, default=10_000)
     parser.add_argument("--length", type=float, default=50.0)
     parser.add_argument("--debian-batch", type=int, default=6_400)
-    parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--skip-debian", action="store_true")
     parser.add_argument("--chunk-documents", type=int, default=None,
                         help="also run 2 workers with chunks of this many documents (100 x 2^m)")
-    args = parser.parse_args()
+    args = parse(parser)
+    args.projected_sizes = [12_800 * 2 ** j for j in range(6)]
+    if args.quick:
+        args.documents, args.batch_size, args.topics, args.words = 2_000, 1_000, 10, 500
+        args.skip_debian, args.projected_sizes = True, [1_000, 2_000, 4_000]
     measure = min(args.measure or args.documents, args.documents)
     warm_up(SerialBackend())
     backends = {"serial": SerialBackend, "dask-1": lambda: start_cluster(1),
                 "dask-2": lambda: start_cluster(2)}
+    if args.quick:
+        del backends["dask-1"]
     if args.chunk_documents:
         backends[f"dask-2, chunks of {args.chunk_documents}"] = lambda: start_cluster(
             2, args.chunk_documents)
     rows = []
     if not args.skip_debian and DEBIAN.exists():
         for row in compare("debian K=100", lambda: debian_stream(args.debian_batch), 100,
-                           backends, args.repeat):
+                           backends, args.repeats):
             rows.append({**row, "batch_size": args.debian_batch})
     synthetic = compare(
         f"synthetic {args.documents} documents, K={args.topics}",
         lambda: synthetic_stream(measure, args.batch_size, args.topics, args.words,
-                                 args.length), args.topics, backends, args.repeat)
+                                 args.length), args.topics, backends, args.repeats)
     rows += [{**row, "batch_size": args.batch_size} for row in synthetic]
-    ceiling = two_process_ceiling(next(synthetic_stream(args.batch_size, args.batch_size,
-                                                         args.topics, args.words, args.length)),
-                                  args.topics)
-    print(f"two processes at once: {ceiling['ceiling']:.2f}x one alone", flush=True)
-    results = BENCH / "results"
-    results.mkdir(exist_ok=True)
-    (results / "distributed.rows.json").write_text(json.dumps(rows, indent=2, default=str) + "\n")
+    ceiling = None if args.quick else two_process_ceiling(
+        next(synthetic_stream(args.batch_size, args.batch_size, args.topics, args.words,
+                              args.length)), args.topics)
     projection = project(synthetic, args)
-    text = markdown(rows, projection, ceiling, args)
-    (results / "distributed.rows.json").unlink()
-    (results / "distributed.json").write_text(json.dumps(
-        {"arguments": vars(args), "measured_documents": measure, "rows": rows,
-         "two_process_ceiling": ceiling, "projection": projection}, indent=2, default=str) + "\n")
-    (results / "distributed.md").write_text(text + "\n")
-    print(text)
+    headline = [f"{row['stream']}, minibatches of {row['batch_size']}: {row['configuration']} "
+                f"{row['documents_per_second']:,.0f} documents/s ({row['speedup']:.2f}x serial; "
+                f"CPU-bound {row['cpu_bound_speedup']:.2f}x)" for row in rows
+                if row["configuration"] != "serial"]
+    if ceiling is not None:
+        headline.append(f"two processes on this host do {ceiling['ceiling']:.2f}x one's work")
+    write_results(args, {"measured_documents": measure, "rows": rows,
+                         "two_process_ceiling": ceiling, "projection": projection},
+                  "The E-step on Dask", markdown(rows, projection, ceiling, args), headline)
 
 
 if __name__ == "__main__":

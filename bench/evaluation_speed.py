@@ -1,144 +1,136 @@
-"""Held-out evaluation speed: left-to-right (Wallach et al. 2009, Algorithm 3) with R = 20 particles
-at K = 10 and K = 100 on the long news documents of ``newsarticles``, side by side with its SMC
-variant, document completion and the ELBO, and the growth of its cost with document length.
+"""What does held-out evaluation cost, per method and sampler, and how does it grow with the
+length of a document?
 
-Left-to-right resamples every earlier token at every position, so a document of N tokens costs
-about N^2 R K / 2 topic updates: the table reports seconds per 1,000 test documents, the same
-in nanoseconds per (N^2 R K / 2) update, and the time of the first n tokens of the longest
-documents for n = 50, 100, 200, 400 (``max_tokens``), whose log-log slope should be near 2.
-The model is random: topics ~ Dirichlet(0.1) over the corpus vocabulary, alpha = 0.1 (speed
-does not depend on the fit). Compilation is excluded (a warm-up call on two documents first).
+On the first ``--documents`` test documents of a corpus of long documents (newsarticles), with
+the topics of a real fit (``OnlineLDA(K, method="g-oem", n_passes=1, random_state=0)`` on its
+training split, so that a particle's topics are as sparse as in use), K = 10 and 100, side by
+side in one run, one thread, CPU seconds, the methods by turns ``--repeats`` times, the best
+counting:
 
-Usage: python bench/evaluation_speed.py [--corpus DIR] [--max-docs N] [--particles 20]
-       [--topics 10 100]
-Writes bench/results/evaluation_speed.{json,md} and prints the table. With --max-docs the
-times per 1,000 documents are extrapolated from that many documents.
+* left-to-right (Wallach et al. 2009, Algorithm 3; R = ``--particles``) with the dense sampler
+  (O(K) per update) and the sparse one (O(topics present in the particle)), with the paired
+  difference of their estimates (a sampler must not change the answer beyond Monte Carlo
+  noise) and the sparse one's speed-up (``sampler="auto"`` picks it from
+  `SPARSE_MIN_TOPICS` topics on);
+* its sequential Monte Carlo variant (resampling), document completion and the ELBO.
+
+Left-to-right resamples every earlier token at every position: a document of N tokens costs
+about N^2 R K / 2 topic updates, so the table gives seconds per 1,000 documents and the dense
+sampler's nanoseconds per such update; and the first n tokens of the longest documents are
+timed for n in ``--lengths``, whose log-log slope should be near 2. ``--quick``: a small
+planted corpus.
+
+Usage: python bench/evaluation_speed.py [--corpus newsarticles] [--documents 100]
+           [--particles 20] [--topics 10 100] [--repeats 2] [--quick]
 """
 
 from __future__ import annotations
 
-import argparse
-import platform
-import time
-from pathlib import Path
+from functools import partial
 
-import numba
-import numpy as np
+from measuring import (arguments, cpu_seconds, interleaved, paired, parse, planted, read_split,
+                       write_results)
 
-from streamtopics.corpus.readers import read_corpus_dir
-from streamtopics.evaluation import document_completion, elbo, left_to_right
+import numpy as np  # noqa: E402
 
-from measuring import CORPORA, command_line, write_results
-
-GROWTH_LENGTHS = (50, 100, 200, 400)
+from streamtopics.estimators import OnlineLDA  # noqa: E402
+from streamtopics.evaluation import document_completion, elbo, left_to_right  # noqa: E402
+from streamtopics.evaluation.left_to_right import SPARSE_MIN_TOPICS  # noqa: E402
 
 
-def timed(function, *args, **kwargs):
-    start = time.perf_counter()
-    result = function(*args, **kwargs)
-    return time.perf_counter() - start, result
+def methods(beta, alpha, test, particles) -> dict:
+    """name -> callable returning (CPU seconds, per-document estimates)."""
+    def run(function, **options):
+        seconds, result = cpu_seconds(function, beta, alpha, test, **options)
+        estimates = result.bounds if function is elbo else result.log_likelihoods
+        return seconds, np.asarray(estimates)
+    return {"left-to-right, dense": partial(run, left_to_right, n_particles=particles,
+                                            sampler="dense"),
+            "left-to-right, sparse": partial(run, left_to_right, n_particles=particles,
+                                             sampler="sparse"),
+            "left-to-right SMC": partial(run, left_to_right, n_particles=particles,
+                                         resample=True),
+            "completion (50 + 10 x 5 sweeps)": partial(run, document_completion),
+            "ELBO": partial(run, elbo)}
 
 
-def random_model(n_topics: int, n_words: int, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    return rng.dirichlet(np.full(n_words, 0.1), size=n_topics), np.full(n_topics, 0.1)
+def measure(train, test, n_topics, args) -> list[dict]:
+    model = OnlineLDA(n_topics, method="g-oem", n_passes=1, random_state=0).fit(train)
+    beta, alpha = model.components_, model.doc_topic_prior_
+    runs = methods(beta, alpha, test, args.particles)
+    for run in methods(beta, alpha, test[:2], 2).values():  # compile outside the timing
+        run()
+    timings = interleaved(runs, args.repeats)
+    updates = float(np.sum(test.document_lengths.astype(float) ** 2) / 2)
+    dense = timings["left-to-right, dense"]
+    difference, se = paired(dense.result, timings["left-to-right, sparse"].result)
+    rows = []
+    for name, timing in timings.items():
+        row = {"K": n_topics, "method": name, "documents": test.n_documents,
+               "seconds": timing.best, "seconds_per_1000_documents":
+               timing.best / test.n_documents * 1e3, "vs_dense": timing.best / dense.best}
+        if name == "left-to-right, dense":
+            row["ns_per_update"] = timing.best / (updates * args.particles * n_topics) * 1e9
+        if name == "left-to-right, sparse":
+            row.update(dense_minus_sparse=difference, paired_se=se,
+                       auto_picks="sparse" if n_topics >= SPARSE_MIN_TOPICS else "dense")
+        rows.append(row)
+        print(f"K={n_topics:<4} {name:32} {timing.best:8.2f} s", flush=True)
+    return rows
+
+
+def growth(test, lengths, particles) -> tuple[list[dict], float]:
+    """Left-to-right on the first n tokens of the documents of at least max(lengths) tokens,
+    for each n: CPU seconds, and the log-log slope."""
+    rng = np.random.default_rng(0)
+    beta, alpha = rng.dirichlet(np.full(test.n_words, 0.1), size=10), np.full(10, 0.1)
+    long_documents = test[np.flatnonzero(test.document_lengths >= max(lengths))]
+    left_to_right(beta, alpha, long_documents[:1], 2, max_tokens=min(lengths))  # compile
+    points = [{"tokens": n, "seconds": cpu_seconds(left_to_right, beta, alpha, long_documents,
+                                                   particles, max_tokens=n)[0]}
+              for n in lengths]
+    slope = float(np.polyfit(np.log(lengths), np.log([p["seconds"] for p in points]), 1)[0])
+    return [{**point, "documents": long_documents.n_documents} for point in points], slope
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, default=CORPORA / "newsarticles")
-    parser.add_argument("--max-docs", type=int, default=None)
+    parser = arguments(__doc__)
+    parser.add_argument("--corpus", default="newsarticles")
+    parser.add_argument("--documents", type=int, default=100)
     parser.add_argument("--particles", type=int, default=20)
     parser.add_argument("--topics", type=int, nargs="+", default=[10, 100])
-    args = parser.parse_args()
-
-    corpus = read_corpus_dir(args.corpus, "test")
-    if args.max_docs is not None:
-        corpus = corpus[:args.max_docs]
-    lengths = corpus.document_lengths
-    updates_per_particle_topic = float(np.sum(lengths.astype(float) ** 2) / 2)
-    per_thousand = 1000.0 / corpus.n_documents
-    rows = []
-    for n_topics in args.topics:
-        beta, alpha = random_model(n_topics, corpus.n_words)
-        left_to_right(beta, alpha, corpus[:2], n_particles=2, resample=True)  # compile
-        left_to_right(beta, alpha, corpus[:2], n_particles=2)
-        document_completion(beta, alpha, corpus[:2], burn_in=1, n_samples=1)
-        elbo(beta, alpha, corpus[:2])
-        runs = {
-            "left-to-right": lambda: left_to_right(beta, alpha, corpus, args.particles),
-            "left-to-right-smc": lambda: left_to_right(beta, alpha, corpus, args.particles,
-                                                       resample=True),
-            "completion (50 + 10 x 5 sweeps)": lambda: document_completion(beta, alpha, corpus),
-            "elbo": lambda: elbo(beta, alpha, corpus),
-        }
-        for name, run in runs.items():
-            seconds, _ = timed(run)
-            row = {"method": name, "n_topics": n_topics, "seconds": seconds,
-                   "seconds_per_1000_documents": seconds * per_thousand}
-            if name.startswith("left-to-right"):
-                row["ns_per_topic_update"] = 1e9 * seconds / (
-                    updates_per_particle_topic * args.particles * n_topics)
-            rows.append(row)
-            print(f"K={n_topics:4d} {name:32s} {seconds:8.2f} s", flush=True)
-
-    # growth with length: the first n tokens of the documents that have at least 400
-    beta, alpha = random_model(min(args.topics), corpus.n_words)
-    long_documents = corpus[np.flatnonzero(lengths >= max(GROWTH_LENGTHS))]
-    growth = []
-    for n_tokens in GROWTH_LENGTHS:
-        seconds, _ = timed(left_to_right, beta, alpha, long_documents, args.particles,
-                           max_tokens=n_tokens)
-        growth.append({"tokens": n_tokens, "seconds": seconds,
-                       "seconds_per_document": seconds / long_documents.n_documents})
-    slope = float(np.polyfit(np.log(GROWTH_LENGTHS), np.log([g["seconds"] for g in growth]), 1)[0])
-
-    report = {
-        "corpus": str(args.corpus), "split": "test", "n_documents": corpus.n_documents,
-        "n_tokens": corpus.n_tokens, "mean_length": float(lengths.mean()),
-        "max_length": int(lengths.max()), "mean_squared_length": float(np.mean(lengths ** 2.0)),
-        "particles": args.particles, "threads": numba.get_num_threads(),
-        "machine": platform.processor() or platform.machine(), "rows": rows,
-        "growth": {"n_topics": min(args.topics), "n_documents": long_documents.n_documents,
-                   "points": growth, "log_log_slope": slope},
-    }
-    table = markdown(report)
-    write_results("evaluation_speed", report, "Evaluation speed", command_line(), table)
-    print("\n".join(table))
-
-
-def markdown(report: dict) -> list[str]:
-    lines = [
-        f"Evaluation speed on {report['corpus']} (test: {report['n_documents']} documents, "
-        f"mean length {report['mean_length']:.1f}, max {report['max_length']}), "
-        f"R = {report['particles']}, {report['threads']} numba threads",
-        "",
-        "| method | K | seconds | s / 1,000 docs | ns / (N^2 R K / 2) update | vs left-to-right |",
-        "| --- | ---: | ---: | ---: | ---: | ---: |",
-    ]
-    reference = {row["n_topics"]: row["seconds"] for row in report["rows"]
-                 if row["method"] == "left-to-right"}
-    for row in report["rows"]:
-        update = row.get("ns_per_topic_update")
-        lines.append(
-            f"| {row['method']} | {row['n_topics']} | {row['seconds']:.2f} | "
-            f"{row['seconds_per_1000_documents']:.1f} | "
-            f"{'' if update is None else f'{update:.2f}'} | "
-            f"{row['seconds'] / reference[row['n_topics']]:.3f} |")
-    growth = report["growth"]
-    lines += ["", f"Growth with length: left-to-right on the first n tokens of the "
-              f"{growth['n_documents']} documents with >= {GROWTH_LENGTHS[-1]} tokens, "
-              f"K = {growth['n_topics']} (log-log slope {growth['log_log_slope']:.2f}; "
-              "quadratic = 2)", "",
-              "| tokens n | seconds | s / document | ratio to previous |",
-              "| ---: | ---: | ---: | ---: |"]
-    previous = None
-    for point in growth["points"]:
-        ratio = "" if previous is None else f"{point['seconds'] / previous:.2f}"
-        lines.append(f"| {point['tokens']} | {point['seconds']:.3f} | "
-                     f"{point['seconds_per_document']:.4f} | {ratio} |")
-        previous = point["seconds"]
-    return lines
+    parser.add_argument("--lengths", type=int, nargs="+", default=[50, 100, 200, 400])
+    args = parse(parser)
+    if args.quick:
+        train, test, _ = planted(test=60, mean_length=80)
+        args.corpus, args.topics, args.particles, args.lengths = "planted", [5, 40], 5, [20, 40, 80]
+    else:
+        train, test = read_split(args.corpus, "train"), read_split(args.corpus, "test")
+    points, slope = growth(test, args.lengths, args.particles)
+    test = test[:args.documents]
+    rows = [row for n_topics in args.topics for row in measure(train, test, n_topics, args)]
+    lines = [f"{args.corpus}: {test.n_documents} test documents (mean length "
+             f"{test.document_lengths.mean():.0f}), R = {args.particles}, one thread, CPU "
+             f"seconds, best of {args.repeats} by turns.", "",
+             "| method | K | s / 1,000 docs | x dense left-to-right | ns / (N^2 R K / 2) update "
+             "| dense - sparse estimate (± paired SE) |", "|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        difference = ("" if "paired_se" not in r else
+                      f"{r['dense_minus_sparse']:+.2f} ± {r['paired_se']:.2f}")
+        update = f"{r['ns_per_update']:.2f}" if "ns_per_update" in r else ""
+        lines.append(f"| {r['method']} | {r['K']} | {r['seconds_per_1000_documents']:.1f} | "
+                     f"{r['vs_dense']:.2f} | {update} | {difference} |")
+    lines += ["", f"Growth with length: left-to-right (K = 10, random topics) on the first n "
+              f"tokens of the {points[0]['documents']} documents of at least "
+              f"{max(args.lengths)} tokens; log-log slope {slope:.2f} (quadratic: 2).", "",
+              "| tokens n | CPU s |", "|---:|---:|"]
+    lines += [f"| {p['tokens']} | {p['seconds']:.3f} |" for p in points]
+    headline = [f"K = {r['K']}: left-to-right {r['seconds_per_1000_documents']:.0f} s / 1,000 "
+                f"{args.corpus} documents (R = {args.particles}), sparse {1 / r['vs_dense']:.1f}x "
+                f"dense" for r in rows if r["method"] == "left-to-right, sparse"]
+    headline.append(f"cost against length: slope {slope:.2f} (quadratic: 2)")
+    write_results(args, {"rows": rows, "growth": points, "log_log_slope": slope},
+                  "Held-out evaluation speed", lines, headline)
 
 
 if __name__ == "__main__":

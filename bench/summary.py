@@ -1,0 +1,92 @@
+"""What are the current figures of every benchmark, in one table?
+
+Reads the result of each script of `SCRIPTS` (``NAME.json`` in ``--output-dir``, as ``make
+bench`` leaves them), and writes ``summary.md`` there: a row per script with the question it
+answers (its docstring's first line) and its headline figures, then the peers' table of
+``vs_peers.py`` (each engine at the best of its settings run). The same text replaces what
+stands between the markers ``<!-- bench-summary:start -->`` and ``<!-- bench-summary:end -->``
+in each page of ``--pages`` that has them (README.md and docs/performance.md by default; none
+with ``--quick`` unless named).
+
+Usage: python bench/summary.py [--output-dir bench/results] [--pages README.md ...] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import re
+from pathlib import Path
+
+from measuring import BENCH, RESULTS
+
+SCRIPTS = ("vs_peers", "vs_tomotopy", "cgs_throughput", "long_stream", "distributed",
+           "threads", "kernel_cost", "boosted_cost", "evaluation_speed")
+START, END = "<!-- bench-summary:start -->", "<!-- bench-summary:end -->"
+PAGES = (BENCH.parent / "README.md", BENCH.parent / "docs" / "performance.md")
+
+
+def question(script: str) -> str:
+    """The first line of the script's docstring."""
+    tree = ast.parse((BENCH / f"{script}.py").read_text(encoding="utf-8"))
+    return ast.get_docstring(tree).split("\n\n")[0].replace("\n", " ")
+
+
+def peers_table(result: dict) -> list[str]:
+    """vs_peers.py's best row per corpus, K and engine: held-out score and CPU ratio."""
+    lines = ["| corpus | K | engine | held-out log-perplexity / doc | CPU s | CPU s / G-OEM one "
+             "pass |", "|---|---:|---|---:|---:|---:|"]
+    for row in result["best"]:
+        engine = row["engine"] + (f" ({row['passes']} passes)" if row.get("passes", 1) > 1
+                                  else "")
+        lines.append(f"| {row['corpus']} | {row['K']} | {engine} | {row['log_perplexity']:.1f} "
+                     f"| {row['seconds']:.1f} | {row['cpu_ratio']:.2f} |")
+    return lines
+
+
+def summary(directory: Path) -> list[str]:
+    results = {script: json.loads((directory / f"{script}.json").read_text())
+               for script in SCRIPTS if (directory / f"{script}.json").exists()}
+    lines = ["| script | question | current figures |", "|---|---|---|"]
+    for script in SCRIPTS:
+        figures = ("not run" if script not in results
+                   else "<br>".join(results[script]["headline"]))
+        lines.append(f"| `bench/{script}.py` | {question(script)} | {figures} |")
+    lines += ["", "Every figure is from one run of the script (`make bench`), its fits side by "
+              "side on one machine; the full tables are in `bench/results/NAME.md`."]
+    if "vs_peers" in results:
+        lines += ["", "Held-out score (left-to-right, lower is better) and CPU time of one "
+                  "thread, each peer at the best of the settings run (`bench/vs_peers.py`):",
+                  "", *peers_table(results["vs_peers"])]
+    return lines
+
+
+def replace_block(page: Path, text: str) -> bool:
+    """Put ``text`` between the markers of ``page``; False when the page lacks them."""
+    if not page.exists():
+        return False
+    content = page.read_text(encoding="utf-8")
+    pattern = re.compile(re.escape(START) + ".*?" + re.escape(END), re.DOTALL)
+    if not pattern.search(content):
+        return False
+    page.write_text(pattern.sub(lambda _: f"{START}\n{text}\n{END}", content, count=1),
+                    encoding="utf-8")
+    return True
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="no page updated unless named")
+    parser.add_argument("--output-dir", type=Path, default=RESULTS)
+    parser.add_argument("--pages", type=Path, nargs="*", default=None)
+    args = parser.parse_args()
+    pages = args.pages if args.pages is not None else ([] if args.quick else PAGES)
+    text = "\n".join(summary(args.output_dir))
+    (args.output_dir / "summary.md").write_text("# Current benchmark figures\n\n" + text + "\n")
+    for page in pages:
+        print(f"{page}: {'updated' if replace_block(page, text) else 'no markers, left alone'}")
+
+
+if __name__ == "__main__":
+    main()
