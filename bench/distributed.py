@@ -4,7 +4,7 @@ Documents/s of the serial backend and of Dask with 1 and 2 local workers (one pr
 run, on two streams trained online by G-OEM (P = 20, one pass):
 
 - debian (train split, V = 10,000), K = 100, minibatches of ``--debian-batch`` documents;
-- a synthetic stream of ``--documents`` (1,000,000) documents made a minibatch at a time from
+- a synthetic stream of ``--documents`` (400,000) documents made a minibatch at a time from
   planted topics (K* = K = ``--topics``, V = ``--words``, lengths ~ Poisson(``--length``)),
   minibatches of ``--batch-size``; ``--measure`` documents of it per configuration (the whole
   stream by default; the rate is steady after the first step).
@@ -39,7 +39,7 @@ smallest minibatch (12,800 x 2^j) at which the client takes at most 20 % of a st
 ``--quick``: a stream of 2,000 documents in minibatches of 1,000, the serial backend and two
 workers, no ceiling, a projection from small minibatches.
 
-Usage: ``python bench/distributed.py [--documents 1000000] [--measure N] [--batch-size 25600]
+Usage: ``python bench/distributed.py [--documents 400000] [--measure N] [--batch-size 25600]
 [--repeats 2] [--quick]``.
 """
 
@@ -442,7 +442,7 @@ def markdown(rows: list[dict], projection: dict, ceiling: dict | None, args) -> 
 
 def main() -> None:
     parser = arguments(__doc__)
-    parser.add_argument("--documents", type=int, default=1_000_000)
+    parser.add_argument("--documents", type=int, default=400_000)
     parser.add_argument("--measure", type=int, default=None,
                         help="documents of the synthetic stream trained per configuration")
     parser.add_argument("--batch-size", type=int, default=25_600)

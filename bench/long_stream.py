@@ -1,6 +1,6 @@
 """Does memory stay flat over a long stream, and how fast is it read and trained on?
 
-A synthetic stream of ``--documents`` (1,000,000) documents (K* = 10 planted topics over V =
+A synthetic stream of ``--documents`` (500,000) documents (K* = 10 planted topics over V =
 1,000 words, lengths ~ Poisson(60)), each step in a fresh child process (numba threads = 1)
 that notes its peak resident memory (VmHWM) once ``--at`` (100,000) documents are done and at
 the end (the two must differ by less than 10%) and its documents per second:
@@ -16,7 +16,7 @@ the end (the two must differ by less than 10%) and its documents per second:
 
 ``--quick``: 3,000 documents, steps 1 to 3 at K = 10.
 
-Usage: python bench/long_stream.py [--documents 1000000] [--at 100000] [--workdir DIR]
+Usage: python bench/long_stream.py [--documents 500000] [--at 100000] [--workdir DIR]
            [--keep] [--quick]
 """
 
@@ -145,7 +145,7 @@ def steps(args, workdir: Path) -> list[tuple[str, dict]]:
 
 def main() -> int:
     parser = arguments(__doc__, repeats=1)
-    parser.add_argument("--documents", type=int, default=1_000_000)
+    parser.add_argument("--documents", type=int, default=500_000)
     parser.add_argument("--at", type=int, default=100_000, help="first measuring point")
     parser.add_argument("--topics", type=int, nargs="+", default=[10, 100])
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/streamtopics-long-stream"))

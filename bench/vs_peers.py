@@ -9,7 +9,7 @@ thread everywhere:
   number of passes chosen on held-out training documents);
 * one pass of each peer (`engines`): gensim ``LdaModel`` at its defaults and with offset 64,
   scikit-learn's online LDA at its defaults, Vowpal Wabbit's ``--lda`` and BigARTM with LDA's
-  smoothing regularisers, updating phi every 1, 2, 4 and 8 batches of 250 documents (which
+  smoothing regularisers, updating phi every 1, 2, 4, 8 and 16 batches of 250 documents (which
   one scores best depends on the corpus; the summary quotes each peer at its best);
 
 each scored by this library's left-to-right (R = 20 particles, the same evaluation seed for
@@ -21,7 +21,7 @@ Engines not installed are skipped with a line saying so. ``--quick``: a small pl
 where the true model is scored too.
 
 Usage: python bench/vs_peers.py [--corpora debian newsarticles] [--topics 100]
-           [--test-documents 1000] [--repeats 2] [--bigartm-update-every 1 2 4 8]
+           [--test-documents 1000] [--repeats 2] [--bigartm-update-every 1 2 4 8 16]
            [--skip NAME ...] [--quick]
 """
 
@@ -138,7 +138,7 @@ def main() -> None:
     parser.add_argument("--corpora", nargs="+", default=["debian", "newsarticles"])
     parser.add_argument("--topics", type=int, nargs="+", default=[100])
     parser.add_argument("--test-documents", type=int, default=1000)
-    parser.add_argument("--bigartm-update-every", type=int, nargs="+", default=[1, 2, 4, 8],
+    parser.add_argument("--bigartm-update-every", type=int, nargs="+", default=[1, 2, 4, 8, 16],
                         help="BigARTM runs with each (batches between two updates of phi)")
     parser.add_argument("--skip", nargs="*", default=[], help="engines not to run (names)")
     args = parse(parser)
