@@ -98,7 +98,8 @@ def main(argv=None) -> None:
     parser.add_argument("--late", type=int, default=10, help="last sweeps for the late sweep cost")
     parser.add_argument("--topics", type=int, nargs="+", default=[10, 100, 500])
     parser.add_argument("--samplers", nargs="+", default=["sparse", "dense"], choices=SAMPLERS)
-    parser.add_argument("--no-lda", action="store_true", help="skip the lda package (slow at K = 500)")
+    parser.add_argument("--no-lda", action="store_true",
+                        help="skip the lda package (slow at K = 500)")
     args = parse(parser, argv)
     if args.quick:
         corpus, _, _ = planted()

@@ -1,7 +1,8 @@
 """How fast does the Dask backend train, against the serial one, and how would it scale?
 
-Documents/s of the serial backend and of Dask with 1 and 2 local workers (one process, one thread each; numba threads = 1 everywhere), side by side in one
-run, on two streams trained online by G-OEM (P = 20, one pass):
+Documents/s of the serial backend and of Dask with 1 and 2 local workers (one process, one
+thread each; numba threads = 1 everywhere), side by side in one run, on two streams trained
+online by G-OEM (P = 20, one pass):
 
 - debian (train split, V = 10,000), K = 100, minibatches of ``--debian-batch`` documents;
 - a synthetic stream of ``--documents`` (400,000) documents made a minibatch at a time from

@@ -161,8 +161,8 @@ def bigartm(train, n_topics: int, seed: int = 0, **options) -> Fitted:
                              for d, w, c in zip(counts.row, counts.col, counts.data))
         (Path(work) / "vocab.train.txt").write_text(
             "".join(f"w{i}\n" for i in range(train.n_words)))
-        output = subprocess.run([str(BIGARTM_PYTHON), str(Path(__file__).resolve()), "bigartm", work,
-                                 json.dumps(settings)], check=True, capture_output=True,
+        output = subprocess.run([str(BIGARTM_PYTHON), str(Path(__file__).resolve()), "bigartm",
+                                 work, json.dumps(settings)], check=True, capture_output=True,
                                 text=True, cwd=work).stdout  # its log files go there
         seconds = json.loads(output.strip().splitlines()[-1])["seconds"]
         phi = np.load(Path(work) / "phi.npy")

@@ -88,7 +88,8 @@ def compare(corpus_name, train, test, n_topics, fits, args, truth=None) -> list[
 
 def markdown(rows) -> list[str]:
     lines = ["| corpus | K | engine | held-out log-perplexity / doc | G-OEM one pass better by "
-             "(± paired SE) | CPU s | CPU s / G-OEM one pass |", "|---|---:|---|---:|---:|---:|---:|"]
+             "(± paired SE) | CPU s | CPU s / G-OEM one pass |",
+             "|---|---:|---|---:|---:|---:|---:|"]
     for row in rows:
         versus = ("" if row["engine"] == REFERENCE else
                   f"{row['goem_better_by']:+.2f} ± {row['paired_se']:.2f}")

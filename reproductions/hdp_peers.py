@@ -19,7 +19,7 @@ LDA experiments do; an LDA point estimate gives unseen words no mass):
 * gensim ``HdpModel`` (online variational, one pass, its defaults: T = 150, K = 15, chunksize
   256, kappa 1, tau 64, alpha = gamma = 1, eta = 0.01), scored as the LDA of ``hdp_to_lda``.
 
-Corpora: the synthetic corpus of the issue (K* = 10 topics of Dirichlet(0.1) over V = 1,000
+Corpora: a synthetic corpus (K* = 10 topics of Dirichlet(0.1) over V = 1,000
 words, unequal alpha = 5 pi with pi proportional to 0.8^k, Poisson(60) lengths, 20,000 training
 and 1,000 test documents), debian and newsarticles (their train/test splits). Reported: held-out
 log-perplexity per document (lower is better) and its ratio to HDP G-OEM's, topics in use (of
@@ -27,8 +27,8 @@ weight > 1%) and training seconds, one thread (NUMBA_NUM_THREADS=1), all in one 
 synthetic corpus also the mean total-variation distance of the true topics to their
 Hungarian-matched learned topics of weight > 1%.
 
-Usage: NUMBA_NUM_THREADS=1 python reproductions/hdp_peers.py [--corpora synthetic,debian,newsarticles]
-       [--seeds 1] [--test-docs 300] [--max-tokens 200] [--tomotopy-iterations 100] [--quick]
+Usage: NUMBA_NUM_THREADS=1 python reproductions/hdp_peers.py
+       [--corpora synthetic,debian,newsarticles] [--seeds 1] [--test-docs 300] [--max-tokens 200] [--tomotopy-iterations 100] [--quick]
 Writes reproductions/results/hdp_peers.{json,md}.
 """
 

@@ -1,8 +1,8 @@
-"""How close can anything get to the planted topics of the issue-13 corpus? (Issue 13 asks HDP
-G-OEM's matched topics to be within mean total variation 0.1 of the truth.)
+"""How close can anything get to the planted topics of the HDP study's synthetic corpus (where
+HDP G-OEM's matched topics are asked to be within mean total variation 0.1 of the truth)?
 
-On the synthetic corpus of reproductions/hdp_peers.py (K* = 10 topics of Dirichlet(0.1) over V = 1,000
-words, alpha = 5 pi with pi proportional to 0.8^k, Poisson(60) lengths, 20,000 training
+On the synthetic corpus of reproductions/hdp_peers.py (K* = 10 topics of Dirichlet(0.1) over
+V = 1,000 words, alpha = 5 pi with pi proportional to 0.8^k, Poisson(60) lengths, 20,000 training
 documents), the mean TV of the 10 true topics to their Hungarian-matched topics
 (`evaluation.matching.distance_to_truth`) of:
 
@@ -13,14 +13,14 @@ documents), the mean TV of the 10 true topics to their Hungarian-matched topics
   (mean over 3 draws);
 * the oracle with the true theta and beta: each token's posterior p(z | x, theta_d, beta) summed
   per topic (what a perfect E-step recovers), normalised;
-* LDA G-OEM K = 10: one pass (as the issue's runs), 5 passes, and one pass started at the truth
+* LDA G-OEM K = 10: one pass (as hdp_peers.py runs it), 5 passes, and one pass started at the truth
   (beta_0 = beta, alpha_0 = alpha: the online estimator's own error);
 * HDP G-OEM with the library's defaults (one pass and 5 passes) and with the stick
   concentration fixed at 5.
 
 and for the learnt models three ways to match: Hungarian on the topics of weight > 1% (as
-reproductions/hdp_peers.py), on all topics, and the first as a mean weighted by the true topic weights
-pi (the bigger topics count more).
+reproductions/hdp_peers.py), on all topics, and the first as a mean weighted by the true topic
+weights pi (the bigger topics count more).
 
 Usage: NUMBA_NUM_THREADS=1 python reproductions/hdp_planted_tv.py [--seeds 1]
 Writes reproductions/results/hdp_planted_tv.{json,md}.
@@ -138,8 +138,9 @@ def main() -> None:
                      f"({mean('topics_over_1pct'):.1f}) | {mean('tv_over_1pct'):.3f} | "
                      f"{mean('tv_all_topics'):.3f} | {mean('tv_over_1pct_weighted'):.3f} |")
     write_results("hdp_planted_tv", {"seeds": args.seeds, "rows": rows},
-                  "Planted corpus of issue 13: TV to the true topics, floor and models",
-                  f"NUMBA_NUM_THREADS=1 python reproductions/hdp_planted_tv.py --seeds {args.seeds}", table)
+                  "Planted corpus of the HDP study: TV to the true topics, floor and models",
+                  "NUMBA_NUM_THREADS=1 python reproductions/hdp_planted_tv.py --seeds "
+                  f"{args.seeds}", table)
     print("\n".join(table))
 
 

@@ -2,9 +2,10 @@
 (thesis section 3.5.3: "LDS performs very poorly on this dataset, for any value of K the
 log-perplexity is around 400", against 60 ln 1000 = 414.5 nats for the uniform model).
 
-The synthetic corpus of reproductions/hdp_peers.py (K* = 10 over V = 1,000 words, Poisson(60) lengths,
-unequal alpha), one pass in corpus order, minibatches of 100, alpha fixed at 1/K for LDS (the
-preset's) and learnt by G-OEM; LDS with the thesis' P = 200 local passes and with G-OEM's P = 20.
+The synthetic corpus of reproductions/hdp_peers.py (K* = 10 over V = 1,000 words, Poisson(60)
+lengths, unequal alpha), one pass in corpus order, minibatches of 100, alpha fixed at 1/K for
+LDS (the preset's) and learnt by G-OEM; LDS with the thesis' P = 200 local passes and with
+G-OEM's P = 20.
 Scored by left-to-right (20 particles, seed 0) on the same 300 held-out documents (first 100
 tokens each); one thread.
 

@@ -1,5 +1,5 @@
 """How many local Gibbs passes P G-OEM needs: speed against held-out score, next to gensim's
-LdaModel, same run (issue 12).
+LdaModel, same run.
 
 For every corpus (train split, first ``--train-documents``; test split, first
 ``--test-documents``), K and training seed (``random_state``), one pass of
@@ -220,7 +220,7 @@ def main() -> None:
     parser.add_argument("--particles", type=int, default=10)
     parser.add_argument("--no-gensim", action="store_true")
     parser.add_argument("--name", default="local_passes",
-                        help="results file name under reproductions/results (default: local_passes)")
+                        help="results name under reproductions/results (default: local_passes)")
     args = parser.parse_args()
     if REFERENCE not in args.passes or len(args.seeds) < 2:
         parser.error(f"--passes must include {REFERENCE} and --seeds at least two seeds")
