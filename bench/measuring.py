@@ -25,6 +25,7 @@ import resource  # noqa: E402
 import shlex  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 from contextlib import contextmanager  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
@@ -43,18 +44,22 @@ def arguments(docstring: str, repeats: int = 2) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=docstring.split("\n")[0])
     parser.add_argument("--quick", action="store_true",
                         help="a few seconds: a small planted corpus, one repeat (the test run)")
-    parser.add_argument("--output-dir", type=Path, default=RESULTS,
-                        help="where NAME.json and NAME.md go (default bench/results)")
+    parser.add_argument("--output-dir", type=Path, default=None,
+                        help="where NAME.json and NAME.md go (default bench/results; with "
+                             "--quick a new temporary folder)")
     parser.add_argument("--repeats", type=int, default=repeats,
                         help="fits timed per configuration, by turns; the best counts")
     return parser
 
 
 def parse(parser: argparse.ArgumentParser, argv=None) -> argparse.Namespace:
-    """The parsed options; ``--quick`` sets one repeat."""
+    """The parsed options; ``--quick`` sets one repeat and never writes into bench/results."""
     args = parser.parse_args(argv)
     if args.quick:
         args.repeats = 1
+    if args.output_dir is None:
+        args.output_dir = (Path(tempfile.mkdtemp(prefix="bench-quick-")) if args.quick
+                           else RESULTS)
     return args
 
 
@@ -89,6 +94,7 @@ def write_results(args, payload: dict, heading: str, table: list[str],
     (output / f"{name}.md").write_text(f"# {heading}\n\nCommand: `{command_line()}`; "
                                        f"{machine()}.\n\n" + "\n".join(table) + "\n")
     print("\n".join(table))
+    print(f"Wrote {output / name}.json and .md")
 
 
 # --- data -----------------------------------------------------------------------------------

@@ -77,10 +77,13 @@ def replace_block(page: Path, text: str) -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="no page updated unless named")
+    parser.add_argument("--quick", action="store_true",
+                        help="the quick runs' results: no page updated unless named")
     parser.add_argument("--output-dir", type=Path, default=RESULTS)
     parser.add_argument("--pages", type=Path, nargs="*", default=None)
     args = parser.parse_args()
+    if args.quick and args.output_dir == RESULTS:
+        parser.error("--quick summarises the quick runs: name their --output-dir")
     pages = args.pages if args.pages is not None else ([] if args.quick else PAGES)
     text = "\n".join(summary(args.output_dir))
     (args.output_dir / "summary.md").write_text("# Current benchmark figures\n\n" + text + "\n")
