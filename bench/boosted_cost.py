@@ -80,7 +80,8 @@ def main() -> None:
               f"{args.repeats} fits by turns; held-out: left-to-right, R = 10, on the test "
               "documents restricted to the words seen in training."]
     headline = [f"{r['corpus']}, K = {r['K']}: {r['boosted']} {r['ratio']:.2f}x {r['plain']}'s "
-                f"time, held-out {r['boosted_better_by']:+.1f}" for r in rows]
+                f"time, held-out better by {r['boosted_better_by']:+.1f} ± {r['paired_se']:.1f}"
+                for r in rows]
     write_results(args, {"rows": rows},
                   "Boosted (++) against plain methods (one thread, one pass, CPU seconds)",
                   lines, headline)
