@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from measuring import (arguments, cpu_seconds, held_out, interleaved, paired, parse, planted,
-                       read_split, seen_in, write_results)
+from measuring import (arguments, better_or_worse, cpu_seconds, held_out, interleaved, paired,
+                       parse, planted, read_split, seen_in, write_results)
 
 from streamtopics.estimators import OnlineLDA  # noqa: E402
 
@@ -80,7 +80,7 @@ def main() -> None:
               f"{args.repeats} fits by turns; held-out: left-to-right, R = 10, on the test "
               "documents restricted to the words seen in training."]
     headline = [f"{r['corpus']}, K = {r['K']}: {r['boosted']} {r['ratio']:.2f}x {r['plain']}'s "
-                f"time, held-out better by {r['boosted_better_by']:+.1f} ± {r['paired_se']:.1f}"
+                f"time, held-out {better_or_worse(r['boosted_better_by'], r['paired_se'])}"
                 for r in rows]
     write_results(args, {"rows": rows},
                   "Boosted (++) against plain methods (one thread, one pass, CPU seconds)",

@@ -141,6 +141,13 @@ def paired(reference, scores) -> tuple[float, float]:
     return float(difference.mean()), float(difference.std(ddof=1) / np.sqrt(difference.size))
 
 
+def better_or_worse(difference: float, standard_error: float) -> str:
+    """``difference`` (nats per document, positive = better) as words for a headline:
+    "3.8 ± 0.5 nats/doc better" or "... worse"."""
+    word = "better" if difference >= 0 else "worse"
+    return f"{abs(difference):.1f} ± {standard_error:.1f} nats/doc {word}"
+
+
 # --- time -----------------------------------------------------------------------------------
 
 def cpu_seconds(function, *args, **kwargs):

@@ -22,8 +22,8 @@ Usage: python bench/vs_tomotopy.py [--corpora newsarticles debian] [--topics 100
 from __future__ import annotations
 
 import engines
-from measuring import (arguments, held_out, number, paired, parse, planted, read_split,
-                       seen_in, write_results)
+from measuring import (arguments, better_or_worse, held_out, number, paired, parse, planted,
+                       read_split, seen_in, write_results)
 
 TOMOTOPY = "tomotopy CGS"
 
@@ -91,8 +91,8 @@ def main() -> None:
         lines.append(f"Skipped {TOMOTOPY}: {reason}.")
     headline = [f"{r['corpus']}, K = {r['K']}: {r['model']} {r['log_perplexity']:.1f} in "
                 f"{r['time_share']:.0%} of the time of {r['reference']} "
-                f"({r['log_perplexity'] - r['reference_better_by']:.1f}; better by "
-                f"{r['reference_better_by']:+.1f} ± {r['paired_se']:.1f})"
+                f"({r['log_perplexity'] - r['reference_better_by']:.1f}; G-OEM "
+                f"{better_or_worse(-r['reference_better_by'], r['paired_se'])})"
                 for r in rows if r["model"].startswith("G-OEM") and r["model"] != r["reference"]]
     write_results(args, {"skipped": reason, "rows": rows},
                   "Multi-pass G-OEM against tomotopy's converged collapsed Gibbs sampling",

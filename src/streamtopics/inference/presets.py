@@ -193,7 +193,7 @@ def resolve_method(method) -> Method:
 
 
 # Default eta of frequentist ("smoothed") topics, chosen by held-out left-to-right likelihood on
-# two shared corpora at K = 20 and 100 (bench/topic_word_prior.py; table in docs/methods.md).
+# two shared corpora at K = 20 and 100 (reproductions/topic_word_prior.py; table in docs/methods.md).
 SMOOTHED_TOPIC_WORD_PRIOR = 0.03
 
 
