@@ -24,8 +24,7 @@ from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.presets import (ALPHA_UPDATES, GLOBAL_PARAMETERS, LOCAL_ESTIMATORS,
                                             PRESETS, STEP_SIZES, Method)
 from streamtopics.inference.stats import MinibatchStats, SufficientStats
-from streamtopics.kernels.gibbs_estep import RECORD_SAMPLE
-from streamtopics.kernels.local_gibbs import gibbs_sweeps
+from streamtopics.kernels.local_gibbs import RECORD_SAMPLE, gibbs_sweeps
 
 from helpers import matched_tv
 

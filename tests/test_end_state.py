@@ -1,4 +1,4 @@
-"""A burn-in pass recorded after it, from the state it leaves (kernels.end_state): the
+"""A burn-in pass recorded after it, from the state it leaves (kernels.local_gibbs.end_state): the
 statistics a boosted G-OEM++ step takes after such a pass, its per-entry expectations and
 theta are, bit for bit, those of the sparse kernel recording the pass itself."""
 
@@ -7,8 +7,7 @@ import pytest
 from scipy.special import digamma
 
 from streamtopics.inference.gibbs_estep import GibbsEstimator
-from streamtopics.kernels.gibbs_estep import RECORD_CONDITIONALS
-from streamtopics.kernels.local_gibbs import gibbs_sweeps
+from streamtopics.kernels.local_gibbs import RECORD_CONDITIONALS, gibbs_sweeps
 from streamtopics.kernels.statistics import scaled_rows
 
 from helpers import random_minibatch

@@ -13,11 +13,11 @@ from scipy.special import digamma, gammaln
 from streamtopics.inference.gibbs_estep import GibbsEstimator
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.topic_mask import TopicMask, kernel_mask
-from streamtopics.kernels.gibbs_estep import (NO_MASK_VALUES, RECORD_CONDITIONALS, RECORD_DENSE,
-                                              RECORD_SAMPLE, _sample_topic, initial_sample,
-                                              sample_word_topic, word_chunk_sums)
-from streamtopics.kernels.gibbs_estep_sparse import smoothing_totals
-from streamtopics.kernels.local_gibbs import gibbs_sweeps, initial_samples
+from streamtopics.kernels.local_gibbs import (NO_MASK_VALUES, RECORD_CONDITIONALS, RECORD_DENSE,
+                                              RECORD_SAMPLE, gibbs_sweeps, initial_samples,
+                                              smoothing_totals)
+from streamtopics.kernels.local_gibbs.draws import (initial_sample, sample_topic,
+                                                    sample_word_topic, word_chunk_sums)
 from streamtopics.kernels.random import stream_seed
 from streamtopics.kernels.topic_mask import NO_MASK_PTR, NO_MASK_TOPICS
 
@@ -44,7 +44,7 @@ def run_kernel(batch, weights, alpha, passes, record_from, mode=RECORD_CONDITION
 
 
 @pytest.mark.parametrize("n_topics", [1, 3, 8, 13])
-def test_sample_topic_matches_twin_and_distribution(n_topics):
+def testsample_topic_matches_twin_and_distribution(n_topics):
     rng = np.random.default_rng(n_topics)
     probabilities = rng.random(n_topics) * (rng.random(n_topics) < 0.7)
     probabilities[rng.integers(n_topics)] += 0.1
@@ -52,7 +52,7 @@ def test_sample_topic_matches_twin_and_distribution(n_topics):
     padded[:n_topics] = probabilities
     chunk_sums = np.empty(padded.size // 8)
     uniforms = np.concatenate([[0.0, 1.0 - 2.0**-53], rng.random(4000)])
-    draws = np.array([_sample_topic(padded, chunk_sums, chunk_sums.size, u) for u in uniforms])
+    draws = np.array([sample_topic(padded, chunk_sums, chunk_sums.size, u) for u in uniforms])
     assert all(d == naive.sample_topic(probabilities, u) for d, u in zip(draws, uniforms))
     assert np.all(probabilities[draws] > 0)
     frequencies = np.bincount(draws[2:], minlength=n_topics) / (uniforms.size - 2)
@@ -61,9 +61,9 @@ def test_sample_topic_matches_twin_and_distribution(n_topics):
 
 
 @pytest.mark.parametrize("n_topics", [1, 5, 8, 13, 100])
-def test_initial_draw_from_word_chunk_sums_equals_sample_topic(n_topics):
+def test_initial_draw_from_word_chunk_sums_equalssample_topic(n_topics):
     """The initial sample's per-word draw (running totals of the chunk sums once per word,
-    `word_chunk_sums`) is `_sample_topic` on the zero-padded row, bit for bit: the same running
+    `word_chunk_sums`) is `sample_topic` on the zero-padded row, bit for bit: the same running
     totals of the same chunk sums, and the same topic for every uniform, rounding edges
     included."""
     rng = np.random.default_rng(n_topics)
@@ -92,7 +92,7 @@ def test_initial_draw_from_word_chunk_sums_equals_sample_topic(n_topics):
         edges = np.cumsum(weights[w]) / max(table[w, -1], 1e-300)
         edges = np.concatenate([edges, np.nextafter(edges, 0.0), np.nextafter(edges, 1.0)])
         for u in np.concatenate([uniforms, edges[(edges >= 0.0) & (edges < 1.0)]]):
-            expected = _sample_topic(padded[w], chunk_sums, n_chunks, u)
+            expected = sample_topic(padded[w], chunk_sums, n_chunks, u)
             assert sample_word_topic(weights[w], n_topics, table[w], u) == expected
             assert w == 2 or expected == naive.sample_topic(weights[w], u)  # 2: all zero
         total = 0.0

@@ -1,4 +1,4 @@
-"""The Metropolis-Hastings local chain (kernels.gibbs_estep_mh): its alias tables sample their
+"""The Metropolis-Hastings local chain (kernels.local_gibbs.mh): its alias tables sample their
 weights (chi-square), its chain leaves the exact posterior p(z | X) of a tiny document invariant
 (enumeration of all 81 assignments, chi-square), its recorded conditionals and s2 terms are the
 exact formulas at the chain's state, s1/s2 match exact enumeration (test_gibbs_estep.py, with the
@@ -13,7 +13,7 @@ from scipy.stats import chisquare
 from streamtopics.estimators import OnlineLDA
 from streamtopics.inference.gibbs_estep import GibbsEstimator
 from streamtopics.inference.minibatch import Minibatch
-from streamtopics.kernels.gibbs_estep_mh import alias_draw, mh_tables
+from streamtopics.kernels.local_gibbs.mh import alias_draw, mh_tables
 
 from helpers import matched_tv, numba_threads, random_minibatch
 from test_gibbs_estep import test_expectations_match_exact_enumeration as expectations_match

@@ -1,4 +1,4 @@
-"""The sparse local Gibbs E-step (kernels.gibbs_estep_sparse): its two-bucket draw follows
+"""The sparse local Gibbs E-step (kernels.local_gibbs.sparse): its two-bucket draw follows
 equation 5 exactly (chi-square), its chain's samples follow the exact posterior p(z | X) of a
 tiny model (chi-square against enumeration, next to the dense kernel), its recorded
 conditionals and s2 terms equal the dense formulas given the chain's state, masked documents
@@ -18,9 +18,8 @@ from streamtopics.estimators import OnlineLDA
 from streamtopics.inference.gibbs_estep import GibbsEstimator
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.topic_mask import TopicMask, kernel_mask
-from streamtopics.kernels.gibbs_estep import RECORD_SAMPLE
-from streamtopics.kernels.gibbs_estep_sparse import sample_two_buckets, search_cumulative
-from streamtopics.kernels.local_gibbs import gibbs_sweeps
+from streamtopics.kernels.local_gibbs import RECORD_SAMPLE, gibbs_sweeps
+from streamtopics.kernels.local_gibbs.sparse import sample_two_buckets, search_cumulative
 from streamtopics.kernels.statistics import add_scaled_rows
 
 from helpers import random_minibatch
@@ -218,7 +217,7 @@ def test_boosted_statistics_sum_only_the_present_topics_bit_for_bit(sampler):
     conditionals over its document's present topics only, and clears only those: the
     statistics after every pass equal the full entries x K sum bit for bit (asked twice, as
     the run hands its smoothing rows over), and every other value of the entries' rows is 0.
-    (A burn-in pass of the sparse kernel is recorded when asked for, `kernels.end_state`: the
+    (A burn-in pass of the sparse kernel is recorded when asked for, `kernels.local_gibbs.end_state`: the
     per-entry expectations record it into the rows first.)"""
     rng = np.random.default_rng(11)
     batch = random_minibatch(rng, n_docs=15, n_words=40, mean_length=30)

@@ -15,7 +15,7 @@ from streamtopics.inference.hdp_estep import HDPGibbsEstimator
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.stats import SufficientStats
 from streamtopics.inference.sticks import initial_sticks
-from streamtopics.kernels.hdp_estep import hdp_gibbs_sweeps
+from streamtopics.kernels.local_gibbs import hdp_gibbs_sweeps
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -271,7 +271,7 @@ def test_progressive_evaluation_scores_the_hdp_as_score_does(corpus):
 
 @pytest.mark.parametrize("has_rest", [True, False])
 def test_kernel_matches_its_numpy_twin(has_rest):
-    """kernels.hdp_estep against tests/naive.py's plain twin on 6 documents that open topics:
+    """kernels.local_gibbs.hdp against tests/naive.py's plain twin on 6 documents that open topics:
     the same samples (token topics, opened topics, stick draws) and the same records."""
     import naive
     counts = generate_synthetic(n_topics=3, n_words=12, n_documents=6, mean_length=9,

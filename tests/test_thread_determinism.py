@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from streamtopics import OnlineLDA, generate_synthetic
-from streamtopics.kernels.schedule import balanced_parts
+from streamtopics.kernels.local_gibbs import balanced_parts
 
 from helpers import numba_threads
 

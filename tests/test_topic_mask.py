@@ -17,8 +17,7 @@ from streamtopics.inference.gibbs_estep import GibbsEstimator
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.topic_mask import TopicMask, kernel_mask
 from streamtopics.kernels import cgs as kernels
-from streamtopics.kernels.gibbs_estep import RECORD_CONDITIONALS, RECORD_DENSE
-from streamtopics.kernels.local_gibbs import gibbs_sweeps
+from streamtopics.kernels.local_gibbs import RECORD_CONDITIONALS, RECORD_DENSE, gibbs_sweeps
 
 # Four documents of 4 topics: restricted, restricted to one topic, all topics listed, restricted.
 MASK_LISTS = [[0, 2], [3], [0, 1, 2, 3], [1, 2, 3]]

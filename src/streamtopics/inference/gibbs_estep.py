@@ -24,8 +24,8 @@ assignments themselves (hard counts, 1 for z_n^P) instead of the full conditiona
 statistics carry the noise of a single sample; s2 is that of the same sample.
 
 Two per-document kernels run the chain, under one driver (`kernels.local_gibbs`): the dense
-one (`kernels.gibbs_estep`, O(K) per token, the reference) and the sparse one
-(`kernels.gibbs_estep_sparse`, O(topics in the document) per token plus per-word tables built
+one (`kernels.local_gibbs.dense`, O(K) per token, the reference) and the sparse one
+(`kernels.local_gibbs.sparse`, O(topics in the document) per token plus per-word tables built
 once per call). Both sample equation 5 exactly, but a uniform
 maps to a topic differently, so the two chains differ (statistically equivalent;
 tests/test_gibbs_estep_sparse.py). ``sampler="auto"`` (the default) runs the sparse kernel at
@@ -33,7 +33,7 @@ every K: since both pass loops were rewritten (issue 12) it is the faster one fr
 (1.14-1.29x the dense one at K = 5, 10 and 20 on debian and newsarticles, 1.5-1.6x at K = 100,
 held-out scores equal within noise: bench/results/sparse_estep_small_k.md, sparse_estep.md).
 
-``sampler="mh"`` runs a Metropolis-Hastings chain instead (`kernels.gibbs_estep_mh`, LightLDA's
+``sampler="mh"`` runs a Metropolis-Hastings chain instead (`kernels.local_gibbs.mh`, LightLDA's
 word and document proposals, ``mh_cycles`` cycles per token and pass, O(1) per token and step):
 the same stationary distribution and the same recorded conditionals, but a chain that mixes
 more slowly per pass (tests/test_gibbs_estep_mh.py; docs/methods.md for its speed and held-out
@@ -53,11 +53,9 @@ import numba
 import numpy as np
 from scipy.special import digamma
 
-from ..kernels.gibbs_estep import (NO_MASK_VALUES, RECORD_CONDITIONALS, RECORD_DENSE,
-                                   RECORD_SAMPLE)
-from ..kernels.end_state import end_state_statistics
-from ..kernels.gibbs_estep_mh import DEFAULT_CYCLES
-from ..kernels.local_gibbs import gibbs_sweeps
+from ..kernels.local_gibbs import (DEFAULT_CYCLES, NO_MASK_VALUES, RECORD_CONDITIONALS,
+                                   RECORD_DENSE, RECORD_SAMPLE, end_state_statistics,
+                                   gibbs_sweeps)
 from ..kernels.statistics import (add_scaled_rows, clear_sets, column_sets, group_sums,
                                   has_empty_row, scaled_rows, tree_block_totals)
 from ..kernels.topic_mask import NO_MASK_PTR, NO_MASK_TOPICS
@@ -168,7 +166,7 @@ class GibbsRun:
         # boosted step's calls (`_touched_rows`).
         self.touched = np.zeros((batch.n_documents, n_topics), dtype=bool)
         # A burn-in pass recorded alone by the sparse kernel is recorded after it, from the
-        # state it leaves (`kernels.end_state`): its (weights, alpha, the kernel's smoothing
+        # state it leaves (`kernels.local_gibbs.end_state`): its (weights, alpha, the kernel's smoothing
         # totals s_w, digamma(alpha), digamma(sum alpha)) until then, else None
         # (`_record_pending`).
         self.pending = None
@@ -205,7 +203,7 @@ class GibbsRun:
             self.pending = None
         sparse = self.estimator.uses_sparse
         # A burn-in pass recorded alone (a boosted step's, section 3.3), by the sparse kernel:
-        # recorded after the call, word by word, from the state it leaves (`kernels.end_state`;
+        # recorded after the call, word by word, from the state it leaves (`kernels.local_gibbs.end_state`;
         # the same doubles), when its statistics are asked for.
         after_pass = (last <= self.window_start and sparse and batch.topic_mask is None
                       and self.estimator.kernel_mh_cycles == 0
@@ -265,7 +263,7 @@ class GibbsRun:
 
     def _word_smoothing(self) -> np.ndarray:
         """The smoothing part of the recorded conditionals, beta_wk alpha_k S_j (sparse
-        kernel, `kernels.gibbs_estep_sparse`), per word: O(U K) per call instead of
+        kernel, `kernels.local_gibbs.sparse`), per word: O(U K) per call instead of
         O(entries K), the calls added in order (those not added yet)."""
         batch = self.batch
         for weights, alpha, inverse in self.smoothing_calls[self.smoothed:]:
@@ -312,7 +310,7 @@ class GibbsRun:
                         rows: np.ndarray | None = None) -> np.ndarray:
         """The word rows of the pending pass (into ``rows`` if given), and its s2 into
         ``doc_log_theta`` (unless it has no rows), computed from the state it left
-        (`kernels.end_state`), and what the kernel would have recorded into ``entry_rows`` and
+        (`kernels.local_gibbs.end_state`), and what the kernel would have recorded into ``entry_rows`` and
         ``entry_inverse`` when given."""
         batch = self.batch
         return end_state_statistics(batch.doc_ptr, batch.entry_word, batch.entry_count,

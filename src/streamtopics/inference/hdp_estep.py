@@ -2,7 +2,7 @@
 may open topics, for G-OEM and for VarGibbs.
 
 A run samples the documents of the minibatch with the global parameters of step i - 1
-(`kernels.hdp_estep`: the T topics, a = b (pi, pi_*) and a new-topic word weight), each pass
+(`kernels.local_gibbs.hdp`: the T topics, a = b (pi, pi_*) and a new-topic word weight), each pass
 over every document in turn, so a topic one document opens is shared with the others.
 Afterwards the M topics the minibatch kept (used in some recorded pass) are numbered T, ...,
 T + M - 1 in order of opening and get their weights from the rest a_* (specs/components.md G3,
@@ -52,7 +52,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import digamma
 
-from ..kernels.hdp_estep import hdp_gibbs_sweeps
+from ..kernels.local_gibbs import hdp_gibbs_sweeps
 from .gibbs_estep import local_word_weights
 from .minibatch import Minibatch
 from .stats import MinibatchStats

@@ -17,7 +17,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .gibbs_estep_sparse import draw_into, enter_present, leave_present, search_cumulative
+from .local_gibbs import draw_into, enter_present, leave_present, search_cumulative
 from .random import new_stream, next_uniform
 from .special import digamma
 

@@ -9,7 +9,7 @@ the mean-field posterior q(theta, Z) = Dirichlet(theta | gamma) prod_n Mult(z_n 
 Tokens of the same word share zeta, so a pass costs O(distinct words x K). After the last pass
 the expected sufficient statistics are (14): ``entry_topic[j, k]`` = count_j zeta_jk (the zeta of
 the last pass, from which the final gamma was computed) and ``doc_log_theta[d, k]`` =
-digamma(gamma_k) - digamma(sum gamma). Same minibatch layout as `kernels.gibbs_estep`.
+digamma(gamma_k) - digamma(sum gamma). Same minibatch layout as `kernels.local_gibbs`.
 """
 
 from __future__ import annotations

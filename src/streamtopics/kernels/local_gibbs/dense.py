@@ -1,112 +1,48 @@
-"""Local Gibbs sampling E-step of G-OEM (Dupuy & Bach 2016, Algorithm 2 and appendix A.3).
-
-One call of `kernels.local_gibbs.gibbs_sweeps` runs ``n_passes`` Gibbs sweeps over every
-document of a minibatch, in parallel over documents (``prange``), with this module's dense
-per-document kernel (`_document_passes`, the reference) or the sparse one
-(`kernels.gibbs_estep_sparse`). Each document owns a counter-based random stream seeded from
-(seed, minibatch index, document index) (`streamtopics.kernels.random`), so the result is
-bit-identical for any number of threads.
-
-Layout of a minibatch (all int64, ``d`` a document, ``j`` an entry = a distinct word of a
-document): ``doc_ptr`` (B+1) delimits the entries of each document; ``entry_word[j]`` is the
-entry's *local* word id (a row of ``word_topic_weights``, U x K) and ``entry_count[j]`` its count;
-``token_ptr`` (B+1) delimits each document's tokens, laid out entry by entry (bag-of-words order:
-LDA is exchangeable and every sweep visits the tokens in a fresh random order anyway).
+"""The dense per-document kernel of the local Gibbs E-step, O(K) per token (Dupuy & Bach 2016,
+Algorithm 2 and appendix A.3): the reference the sparse and Metropolis-Hastings kernels are
+measured against, the path of documents restricted by a topic mask, and the recording helpers
+all the kernels share.
 
 Per document and pass t (0-based, ``first_pass <= t < first_pass + n_passes``):
 
-* t == 0 first draws z_n^0 ~ Mult(beta_{x_n} / sum_k beta_{x_n k}) (Algorithm 2, initialisation;
-  the draws of `_sample_topic` from each word's chunk sums, `initial_sample`, for a whole
-  minibatch word by word before the documents' passes: `kernels.local_gibbs.initial_samples`);
+* t == 0 starts from the initial sample z^0 (`draws.initial_sample`, drawn for a whole
+  minibatch word by word before the documents' passes: `driver.initial_samples`);
 * a sweep visits the tokens in a fresh uniform permutation sigma^t and samples each z_n from
   equation 5/15, p(z_n = k | z_-n) proportional to beta_{x_n k} (N_{-n,k} + alpha_k) (the
-  denominator (N - 1 + sum alpha) is the same for every k and cancels);
+  denominator (N - 1 + sum alpha) is the same for every k and cancels), by `draws.sample_topic`;
 * if t >= record_from the sweep is *recorded*: what is added to ``entry_topic[j]`` depends on
   ``record_mode``: RECORD_CONDITIONALS (Algorithm 2, final loop), for every token the full
   conditional given the complete sample z^t of the other tokens, p(z_n = k | z^t_-n);
   RECORD_DENSE, the same computed token by token (the dense reference); RECORD_SAMPLE, the
   sample itself, 1 for the topic z_n^t (hard counts, as streaming Gibbs sampling uses its last
   sample, Gao et al. 2016). In every mode digamma(alpha_k + n_dk^t) - digamma(sum alpha + N_d) is
-  added to ``doc_log_theta[d]`` (appendix A.3).
+  added to ``log_theta`` (appendix A.3).
 
 Topic masks (Labeled LDA; `kernels.topic_mask`): a document restricted to M allowed topics runs
-the same passes on its view over those topics (`_restricted_document_passes`), i.e. equation 5 /
+the same passes on its view over those topics (`restricted_document_passes`), i.e. equation 5 /
 15 renormalised over the allowed topics, O(M) per token; an unrestricted document runs
-`_document_passes` on the full arrays, the code path and arithmetic of the kernel without masks.
-
-The caller divides both accumulators by the number of recorded passes. A sample z^t is drawn by
-inverse CDF over the topics in index order with a fixed summation order (8-topic pairwise chunk
-sums, chunks summed sequentially), written out in `_sample_topic` and mirrored exactly by the
-NumPy twin in tests/naive.py, so kernel and twin draw the same samples.
+`document_passes` on the full arrays, the code path and arithmetic of the kernel without masks.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from .random import advance, permute, uniform_step
+from ..random import advance, permute, uniform_step
+from .draws import CHUNK, chunk_sums_row, initial_sample, sample_topic
 
 NO_MASK_VALUES = np.zeros(0)
 
-CHUNK = 8
-
 # What a recorded sweep adds to the per-entry accumulator (``record_mode`` of
-# `kernels.local_gibbs.gibbs_sweeps`).
+# `driver.gibbs_sweeps`).
 RECORD_CONDITIONALS = 0
 RECORD_DENSE = 1
 RECORD_SAMPLE = 2
 
 
-@njit(cache=True, inline="always")
-def _last_positive(probabilities, stop):
-    for k in range(stop - 1, -1, -1):
-        if probabilities[k] > 0.0:
-            return k
-    return 0
-
-
-@njit(cache=True, inline="always")
-def _pairwise(p0, p1, p2, p3, p4, p5, p6, p7):
-    """The sum of one 8-topic chunk, in the one order every draw uses (`_sample_topic`,
-    `chunk_sums_row`)."""
-    return ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7))
-
-
-@njit(cache=True, inline="always")
-def _sample_topic(probabilities, chunk_sums, n_chunks, u):
-    """Draw k with probability proportional to ``probabilities[k]`` from the uniform ``u``.
-
-    ``probabilities`` holds ``n_chunks * 8`` non-negative weights (zero padding past K). The
-    total is the sequential sum of pairwise-summed 8-topic chunks; the search walks the chunk
-    sums, then the topics of the chunk that crosses ``u * total``. If rounding makes the
-    in-chunk walk fall short, the last positive topic of that chunk is returned.
-    """
-    total = 0.0
-    for c in range(n_chunks):
-        b = CHUNK * c
-        s = _pairwise(probabilities[b], probabilities[b + 1], probabilities[b + 2],
-                      probabilities[b + 3], probabilities[b + 4], probabilities[b + 5],
-                      probabilities[b + 6], probabilities[b + 7])
-        chunk_sums[c] = s
-        total += s
-    target = u * total
-    cumulative = 0.0
-    for c in range(n_chunks):
-        s = chunk_sums[c]
-        if cumulative + s > target:
-            b = CHUNK * c
-            for k in range(b, b + CHUNK):
-                cumulative += probabilities[k]
-                if cumulative > target:
-                    return k
-            return _last_positive(probabilities, b + CHUNK)
-        cumulative += s
-    return _last_positive(probabilities, n_chunks * CHUNK)
-
-
 @njit(cache=True, fastmath={"reassoc", "contract"})
-def _record_factorised(first_entry, last_entry, first_token, entry_word, entry_count,
+def record_factorised(first_entry, last_entry, first_token, entry_word, entry_count,
                        word_topic_weights, alpha, doc_counts, token_topic, entry_topic):
     """Add p(z_n = k | z^t_-n) for every token of one document to ``entry_topic``.
 
@@ -138,7 +74,7 @@ def _record_factorised(first_entry, last_entry, first_token, entry_word, entry_c
 @njit(cache=True)
 def _record_dense(first_entry, last_entry, first_token, entry_word, entry_count,
                   word_topic_weights, alpha, doc_counts, token_topic, entry_topic, conditional):
-    """Dense reference for `_record_factorised`: one normalised K-vector per token."""
+    """Dense reference for `record_factorised`: one normalised K-vector per token."""
     n_topics = alpha.size
     token = first_token
     for j in range(first_entry, last_entry):
@@ -156,7 +92,7 @@ def _record_dense(first_entry, last_entry, first_token, entry_word, entry_count,
 
 
 @njit(cache=True)
-def _record_sample(first_entry, last_entry, first_token, entry_count, token_topic, entry_topic):
+def record_sample(first_entry, last_entry, first_token, entry_count, token_topic, entry_topic):
     """Add the sample itself, one count at (entry of token n, z_n), for every token of one document."""
     token = first_token
     for j in range(first_entry, last_entry):
@@ -201,94 +137,6 @@ def token_words(entry_word, entry_count, n_tokens):
 
 
 @njit(cache=True, inline="always")
-def _padded(weights, k, n_topics):
-    """weights[k], or past ``n_topics`` the zero padding of `_sample_topic`'s scratch."""
-    return weights[k] if k < n_topics else 0.0
-
-
-@njit(cache=True, inline="always")
-def chunk_sums_row(weights, n_topics, row):
-    """The running totals of `_sample_topic`'s chunk sums of ``weights[:n_topics]`` zero-padded
-    to whole chunks: ``row[c]`` = the chunk sums 0..c added in turn, the values its chunk walk
-    compares (``cumulative + s``), ``row[-1]`` the total. The padding is read as 0.0, which
-    leaves these sums of non-negative weights unchanged: they are `_sample_topic`'s values bit
-    for bit."""
-    total = 0.0
-    for c in range(row.size):
-        b = CHUNK * c
-        if b + CHUNK <= n_topics:
-            s = _pairwise(weights[b], weights[b + 1], weights[b + 2], weights[b + 3],
-                          weights[b + 4], weights[b + 5], weights[b + 6], weights[b + 7])
-        else:  # the last, partial chunk
-            s = _pairwise(_padded(weights, b, n_topics), _padded(weights, b + 1, n_topics),
-                          _padded(weights, b + 2, n_topics), _padded(weights, b + 3, n_topics),
-                          _padded(weights, b + 4, n_topics), _padded(weights, b + 5, n_topics),
-                          _padded(weights, b + 6, n_topics), _padded(weights, b + 7, n_topics))
-        total += s
-        row[c] = total
-
-
-@njit(cache=True, parallel=True)
-def word_chunk_sums(word_topic_weights, n_topics):
-    """`chunk_sums_row` of ``word_topic_weights[w, :n_topics]`` for every local word w (U x
-    ceil(K / 8)), for the initial draws of `initial_sample`: beta is fixed during a call, so
-    they are summed once per word and call instead of once per token."""
-    n_words = word_topic_weights.shape[0]
-    table = np.empty((n_words, (n_topics + CHUNK - 1) // CHUNK))
-    for w in prange(n_words):
-        chunk_sums_row(word_topic_weights[w], n_topics, table[w])
-    return table
-
-
-@njit(cache=True, inline="always")
-def sample_word_topic(weights, n_topics, running_sums, u):
-    """`_sample_topic` of the zero-padded ``weights[:n_topics]`` from the uniform ``u``, given
-    the running totals of its chunk sums ``running_sums`` (a row of `word_chunk_sums`): the
-    same total, comparisons and fallback, so the same draw bit for bit, at O(K / 8 + 8)
-    instead of O(2 K). Both walks are counts instead of early exits (the running sums never
-    decrease, so the first one past the target is one more than the number at or below it):
-    no mispredicted exits, and the initial draws of a document are independent, so they
-    overlap. The in-chunk walk stops at K: past it the padding adds 0.0 and cannot cross the
-    target."""
-    n_chunks = running_sums.size
-    target = u * running_sums[n_chunks - 1]
-    c = 0
-    for i in range(n_chunks):
-        c += running_sums[i] <= target
-    if c == n_chunks:
-        return _last_positive(weights, n_topics)
-    cumulative = running_sums[c - 1] if c > 0 else 0.0
-    first = CHUNK * c
-    stop = min(first + CHUNK, n_topics)
-    k = first
-    for m in range(first, stop):
-        cumulative += weights[m]
-        k += cumulative <= target
-    if k == stop:
-        return _last_positive(weights, stop)
-    return k
-
-
-@njit(cache=True, inline="always")
-def initial_sample(entry_word, entry_count, word_topic_weights, word_chunks, stream, z):
-    """Algorithm 2's initialisation of one document: z_n^0 ~ Mult(beta_{x_n} / sum_k
-    beta_{x_n k}) for its tokens in layout order, one uniform each from the stream state
-    ``stream`` (returned advanced), drawn by `sample_word_topic` from the words' rows of
-    ``word_chunks`` (`word_chunk_sums`). `initial_samples` draws the same for a minibatch."""
-    n_topics = word_topic_weights.shape[1]
-    token = 0
-    for j in range(entry_word.size):
-        w = entry_word[j]
-        weights = word_topic_weights[w]
-        chunk_sums = word_chunks[w]
-        for _ in range(entry_count[j]):
-            stream, u = uniform_step(stream)
-            z[token] = sample_word_topic(weights, n_topics, chunk_sums, u)
-            token += 1
-    return stream
-
-
-@njit(cache=True, inline="always")
 def start_chain(initial_seed, z, counts):
     """The chain of one document after Algorithm 2's initialisation, whose draws z^0 are in
     ``z`` (`initial_samples`): their counts into ``counts`` (zeroed first), and the stream
@@ -300,7 +148,7 @@ def start_chain(initial_seed, z, counts):
 
 
 @njit(cache=True, inline="always")
-def _document_passes(entry_word, entry_count, word_topic_weights, alpha, digamma_alpha,
+def document_passes(entry_word, entry_count, word_topic_weights, alpha, digamma_alpha,
                      digamma_alpha_sum, alpha_sum, initial_seed, first_pass, n_passes,
                      record_from, record_mode, z, counts, state, entry_topic, log_theta):
     """Passes ``first_pass ..`` of one document, whose entries are ``entry_word``/
@@ -333,19 +181,19 @@ def _document_passes(entry_word, entry_count, word_topic_weights, alpha, digamma
                 counts[k] = count
                 probabilities[k] = weights[k] * (count + alpha[k])
             stream, u = uniform_step(stream)
-            new = _sample_topic(probabilities, chunk_sums, n_chunks, u)
+            new = sample_topic(probabilities, chunk_sums, n_chunks, u)
             z[n] = new
         if new >= 0:
             counts[new] += 1.0
         if t < record_from:
             continue
         if record_mode == RECORD_SAMPLE:
-            _record_sample(0, n_entries, 0, entry_count, z, entry_topic)
+            record_sample(0, n_entries, 0, entry_count, z, entry_topic)
         elif record_mode == RECORD_DENSE:
             _record_dense(0, n_entries, 0, entry_word, entry_count, word_topic_weights, alpha,
                           counts, z, entry_topic, conditional)
         else:
-            _record_factorised(0, n_entries, 0, entry_word, entry_count, word_topic_weights,
+            record_factorised(0, n_entries, 0, entry_word, entry_count, word_topic_weights,
                                alpha, counts, z, entry_topic)
         add_log_theta(log_theta, counts, alpha, digamma_alpha,
                       length_term(digamma_alpha_sum, alpha_sum, n_tokens), n_topics)
@@ -353,11 +201,11 @@ def _document_passes(entry_word, entry_count, word_topic_weights, alpha, digamma
 
 
 @njit(cache=True)
-def _restricted_document_passes(topics, entry_word, entry_count, word_topic_weights, alpha,
+def restricted_document_passes(topics, entry_word, entry_count, word_topic_weights, alpha,
                                 digamma_alpha, digamma_alpha_sum, initial_seed, first_pass,
                                 n_passes, record_from, record_mode, z, counts, state, entry_topic,
                                 log_theta):
-    """`_document_passes` of a document restricted to the allowed ``topics`` (M of them): it
+    """`document_passes` of a document restricted to the allowed ``topics`` (M of them): it
     gathers the document's view over those topics (weights entries x M, alpha, counts, z as
     positions in ``topics``), runs the same passes on it, and scatters the result back; the
     forbidden topics get no count, no conditional mass and nothing in ``log_theta``.
@@ -388,7 +236,7 @@ def _restricted_document_passes(topics, entry_word, entry_count, word_topic_weig
             chunk_sums_row(local_weights[j], n_allowed, local_chunks[j])
         initial_sample(local_entries, entry_count, local_weights, local_chunks, initial_seed,
                        local_z)
-    _document_passes(local_entries, entry_count, local_weights, local_alpha, local_digamma,
+    document_passes(local_entries, entry_count, local_weights, local_alpha, local_digamma,
                      digamma_alpha_sum, alpha_sum, initial_seed, first_pass, n_passes,
                      record_from, record_mode, local_z, local_counts, state, local_entry_topic,
                      local_log_theta)

@@ -6,17 +6,17 @@ Before the recorded window, a boosted G-OEM++ step records each pass alone (R = 
 only its per-WORD statistics, right after the pass, for the M-step that follows. Everything a
 recorded pass reads is in the state the pass leaves: the sample z^t (``token_topic``), the
 counts N_dk^t (``doc_topic_counts``, whose positive topics are the sparse kernel's present
-list, ascending) and the pass's weights and alpha. Recording inside the sparse kernel wrote
-each entry's conditionals into the entries x K accumulator (13 MB per newsarticles minibatch
-at K = 100, touched on every present topic), which the statistics then gathered by word,
-cleared and topped with U x K smoothing rows; here each word's row is built in place from its
-entries, which the documents' count rows (B x K) and the word's weights (K) serve from cache.
+list, ascending) and the pass's weights and alpha. Recording inside the sparse kernel would
+write each entry's conditionals into the entries x K accumulator (touched on every present
+topic), which the statistics would then gather by word, clear and top with U x K smoothing
+rows; here each word's row is built in place from its entries, which the documents' count rows
+(B x K) and the word's weights (K) serve from cache.
 
-The arithmetic is that of `kernels.gibbs_estep_sparse._record_present_part` and
+The arithmetic is that of `sparse.record_present_part` and
 `inference.gibbs_estep.GibbsRun`'s statistics of one recorded pass, operation for operation
 and in the same order, so the results are the same doubles (tests/test_end_state.py): with
 Z_n = s_w + sum_k beta_wk N_dk - beta_{w z_n} (present topics ascending, s_w the pass's
-own smoothing totals, which `kernels.local_gibbs.gibbs_sweeps` hands out), S_j = sum_n 1 / Z_n
+own smoothing totals, which `driver.gibbs_sweeps` hands out), S_j = sum_n 1 / Z_n
 over the entry's tokens in layout order and S_w the sum of S_j over the word's entries in
 entry order, word w's row is
 
@@ -32,8 +32,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .gibbs_estep import length_term
-from .statistics import column_sets
+from ..statistics import column_sets
+from .dense import length_term
 
 NO_ENTRY_ROWS = np.zeros((0, 0))
 NO_ENTRY_INVERSE = np.zeros(0)
@@ -69,11 +69,11 @@ def end_state_statistics(doc_ptr, entry_word, entry_count, token_ptr, token_topi
     Entry by entry in layout order, as the kernel records: first every entry's Z_n and S_j
     (in parallel over documents, with s2), then S_w and the smoothing rows, then the entries'
     present parts added to their words' rows in entry order (serial). The same result for any
-    thread count. In a document with one topic present (after a few passes most of them:
-    60-90% on debian and newsarticles at K = 100), every token is of that topic, so an entry's
+    thread count. In a document with one topic present (after a few passes, most of them),
+    every token is of that topic, so an entry's
     part there is one number, sum_n -beta_{w z_n} / Z_n, summed in token order with its S_j
     (the kernel's order): the entries of such a document then add one value each, with no
-    loop over their tokens (a late burn-in pass on newsarticles 0.54 -> 0.39 ms)."""
+    loop over their tokens."""
     n_words, n_topics = weights.shape
     n_docs = doc_ptr.size - 1
     present_ptr, present = column_sets(doc_topic_counts > 0.0)  # ascending per document

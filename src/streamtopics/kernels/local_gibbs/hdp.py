@@ -1,6 +1,7 @@
-"""Local Gibbs step of HDP G-OEM: documents that may open topics (Dupuy 2017, section 3.4.2).
+"""The local Gibbs kernel of HDP G-OEM: documents that may open topics (Dupuy 2017, section
+3.4.2).
 
-The sweeps of `kernels.gibbs_estep` (Algorithm 2) with one more choice per token. With T
+The dense sweeps of `dense` (Algorithm 2) with one more choice per token. With T
 instantiated topics, a = (a_1, ..., a_T, a_*) = b (pi_1, ..., pi_T, pi_*) (the rest-of-stick
 component * aggregates every uninstantiated stick; specs/components.md G1) and ``weights``
 (U words x (T + 1): beta_wk for k < T, column T the weight of word w under a topic not yet
@@ -27,13 +28,13 @@ keeps its own random stream (seed, minibatch, first_document + d) across passes,
 does not depend on threads.
 
 Without a rest component (``alpha.size == T``: a truncated HDP, an LDA with alpha = b pi) the
-sweeps, random draws and records of each document are those of `gibbs_estep._document_passes`
+sweeps, random draws and records of each document are those of `dense.document_passes`
 exactly, so HDP G-OEM with growth off is LDA G-OEM bit for bit (tests/test_hdp.py).
 
 Recorded passes (the last R, as Algorithm 2) add, per token, the conditional renormalised over the
 topics that exist (global and opened; the mass on "new" is dropped, spec G5) to ``entry_topic``
 (global topics) and ``entry_new`` (opened ones); while no topic is opened the record is LDA's
-`_record_factorised`. ``doc_log_theta`` gets digamma(a_k + n_dk^t) - digamma(sum a + N_d) for
+`record_factorised`. ``doc_log_theta`` gets digamma(a_k + n_dk^t) - digamma(sum a + N_d) for
 the T global topics (the rest's and the opened topics' s2 are computed by the caller, once
 their weights a' are known); every topic's count in each recorded pass goes to ``doc_counts``.
 """
@@ -43,9 +44,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .gibbs_estep import (CHUNK, _record_factorised, _sample_topic, add_log_theta, length_term,
-                          sample_word_topic, word_chunk_sums)
-from .random import next_uniform, random_permutation, stream_seed
+from ..random import next_uniform, random_permutation, stream_seed
+from .dense import add_log_theta, length_term, record_factorised
+from .draws import CHUNK, sample_topic, sample_word_topic, word_chunk_sums
 
 
 @njit(cache=True)
@@ -81,7 +82,7 @@ def _record_opened(entry_word, entry_count, weights, alpha, n_topics, opened_alp
 def _initialise_document(entry_word, token_entry, weights, word_chunks, n_topics, state, z,
                          counts):
     """Algorithm 2's initialisation of one document, over the global topics (``word_chunks``:
-    `gibbs_estep.word_chunk_sums` of their weights, so the draws are `_sample_topic`'s)."""
+    `draws.word_chunk_sums` of their weights, so the draws are `sample_topic`'s)."""
     for n in range(z.size):
         w = entry_word[token_entry[n]]
         k = sample_word_topic(weights[w], n_topics, word_chunks[w], next_uniform(state))
@@ -118,7 +119,7 @@ def _document_pass(entry_word, token_entry, weights, alpha, n_topics, eta, n_wor
         if has_rest and n_opened < capacity:
             probabilities[used] = shared[1] * weights[w, n_topics]
             used += 1
-        k = _sample_topic(probabilities, chunk_sums, (used + CHUNK - 1) // CHUNK,
+        k = sample_topic(probabilities, chunk_sums, (used + CHUNK - 1) // CHUNK,
                           next_uniform(state))
         if k == n_topics + n_opened:  # a new topic: split the rest of the stick
             stick = 1.0 - (1.0 - next_uniform(state)) ** (1.0 / stick_concentration)
@@ -140,7 +141,7 @@ def _record_document(entry_word, entry_count, weights, alpha, n_topics, digamma_
     """What a recorded pass adds for one document: its tokens' conditionals, s2 of the global
     topics, and its counts of every topic."""
     if n_opened == 0:
-        _record_factorised(0, entry_word.size, 0, entry_word, entry_count, weights,
+        record_factorised(0, entry_word.size, 0, entry_word, entry_count, weights,
                            np.ascontiguousarray(alpha[:n_topics]), counts, z, entry_topic)
     else:
         _record_opened(entry_word, entry_count, weights, alpha, n_topics, opened_alpha, eta,
@@ -160,7 +161,7 @@ def hdp_gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, weights, alpha
                      opened_alpha):
     """``n_passes`` passes over the minibatch, each a pass over every document in turn (a
     collapsed Gibbs sampler of the opened topics over the whole minibatch), every document with
-    its random stream (seed, minibatch, first_document + d) as `local_gibbs.gibbs_sweeps`;
+    its random stream (seed, minibatch, first_document + d) as `driver.gibbs_sweeps`;
     returns M, the number of topics opened.
 
     ``weights`` U x (T + 1) (column T: the new-topic weight of each word; unused without a

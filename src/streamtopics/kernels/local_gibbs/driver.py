@@ -1,9 +1,9 @@
-"""The local Gibbs E-step of G-OEM over a minibatch (Dupuy & Bach 2016, Algorithm 2): one driver
-for the per-document kernels, the dense reference (`kernels.gibbs_estep`, O(K) per token),
-the sparse two-bucket sampler (`kernels.gibbs_estep_sparse`, O(topics in the document) per
-token) and the Metropolis-Hastings chain (`kernels.gibbs_estep_mh`, O(1) per token and
-step). The layout of a minibatch, the passes, the random streams and what a recorded pass adds
-are described in `kernels.gibbs_estep`.
+"""The driver of the local Gibbs E-step over a minibatch (Dupuy & Bach 2016, Algorithm 2): the
+initial sample of every document (`initial_samples`), then the passes of each document, in
+parallel over documents, with one of the per-document kernels: the dense reference (`dense`,
+O(K) per token), the sparse two-bucket sampler (`sparse`, O(topics in the document) per token)
+or the Metropolis-Hastings chain (`mh`, O(1) per token and step). The package docstring
+describes the layout of a minibatch, the random streams and the passes.
 """
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .gibbs_estep import (CHUNK, NO_MASK_VALUES, _document_passes, _restricted_document_passes,
-                          chunk_sums_row, sample_word_topic)
-from .gibbs_estep_mh import mh_document_passes, mh_tables
-from .gibbs_estep_sparse import _sparse_document_passes, smoothing_total, smoothing_totals
-from .random import advance, stream_seed, uniform_step
-from .schedule import balanced_parts
-from .statistics import grouped
-from .topic_mask import NO_MASK_PTR, NO_MASK_TOPICS, allowed_topics
+from ..random import advance, stream_seed, uniform_step
+from ..statistics import grouped
+from ..topic_mask import NO_MASK_PTR, NO_MASK_TOPICS, allowed_topics
+from .dense import NO_MASK_VALUES, document_passes, restricted_document_passes
+from .draws import CHUNK, chunk_sums_row, sample_word_topic
+from .mh import mh_document_passes, mh_tables
+from .sparse import smoothing_total, smoothing_totals, sparse_document_passes
+from .thread_split import balanced_parts
 
 
 @njit(cache=True, parallel=True)
@@ -33,7 +33,7 @@ def initial_samples(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weig
     is read once, while it is in cache, for its chunk sums (`chunk_sums_row`, into a scratch),
     its smoothing total and the draws of all its tokens, instead of a U x ceil(K / 8) table of
     chunk sums written first and each token reading two rows back from memory. The draws are
-    `kernels.gibbs_estep.initial_sample`'s bit for bit: token n (layout order) of document d
+    `draws.initial_sample`'s bit for bit: token n (layout order) of document d
     takes the (n + 1)-th uniform of its stream, seeded from (seed, minibatch, first_document
     + d), whatever order the tokens are drawn in (`kernels.random.advance`); each z_n depends
     on its own uniform and word only, so the result is the same for any number of threads
@@ -90,18 +90,18 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
     ``token_topic`` (tokens), ``doc_topic_counts`` (B x K, float64 counts n_dk), ``rng_state``
     (B uint64 stream states, initialised when ``first_pass == 0`` from (seed, minibatch,
     first_document + d)). Accumulators: ``entry_topic`` (entries x K) and ``doc_log_theta``
-    (B x K), see `kernels.gibbs_estep`. ``digamma_alpha`` = digamma(alpha) and
+    (B x K), see `dense`. ``digamma_alpha`` = digamma(alpha) and
     ``digamma_alpha_sum`` = digamma(sum alpha); digamma(a + n) is then digamma(a) +
     sum_{i<n} 1/(a + i), exact recurrence, O(N_d) per document. ``record_mode``: one of
     RECORD_CONDITIONALS (factorised), RECORD_DENSE (the dense per-token reference, the same result
     up to rounding) and RECORD_SAMPLE (hard counts of the sample).
     ``mask_ptr``/``mask_topics``: allowed topics per document (`kernels.topic_mask`), with
     ``mask_digamma_alpha_sum[d]`` = digamma of document d's allowed alpha sum; a restricted
-    document runs the dense `_restricted_document_passes` with either kernel.
+    document runs the dense `restricted_document_passes` with either kernel.
     ``entry_inverse`` (entries, optional, sparse kernel): where S_j goes when the caller adds the
-    smoothing part of the conditionals itself (`kernels.gibbs_estep_sparse`); masked documents
+    smoothing part of the conditionals itself (`sparse`); masked documents
     still record their full conditionals in ``entry_topic``. ``n_threads``: the numba threads
-    running the call, over which the documents are dealt by their lengths (`kernels.schedule`;
+    running the call, over which the documents are dealt by their lengths (`thread_split`;
     0: numba's own split); it never changes the results. ``mh_cycles`` > 0: the
     Metropolis-Hastings chain with that many cycles per token and pass, whatever ``sparse``
     (recorded like the sparse kernel, ``entry_inverse`` included). ``clear_rows``: zero each
@@ -110,7 +110,7 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
     cache, instead of the whole entries x K array zeroed beforehand (13 MB for 100
     newsarticles documents at K = 100, evicted before the recorded passes read it back).
     ``smoothing_out`` (U, optional, sparse kernel): where the call's smoothing totals s_w go,
-    for a caller that records a pass after it (`kernels.end_state`) with the same s_w.
+    for a caller that records a pass after it (`end_state`) with the same s_w.
     """
     n_topics = alpha.size
     # A plain loop: numba would turn alpha.sum() here into a parallel reduction whose rounding
@@ -147,7 +147,7 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
             if clear_rows:
                 entry_topic[first_entry:last_entry] = 0.0
             if topics.size:
-                _restricted_document_passes(
+                restricted_document_passes(
                     topics, entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
                     word_topic_weights, alpha, digamma_alpha, mask_digamma_alpha_sum[d],
                     initial_seed, first_pass, n_passes, record_from, record_mode,
@@ -163,7 +163,7 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
                     rng_state[d:d + 1], entry_topic[first_entry:last_entry], doc_log_theta[d],
                     inverse_sums[first_entry:last_entry], add_smoothing)
             elif sparse:
-                _sparse_document_passes(
+                sparse_document_passes(
                     entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
                     word_topic_weights, smoothing_total, alpha, digamma_alpha,
                     digamma_alpha_sum, alpha_sum, initial_seed, first_pass, n_passes,
@@ -172,7 +172,7 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
                     entry_topic[first_entry:last_entry], doc_log_theta[d],
                     inverse_sums[first_entry:last_entry], add_smoothing)
             else:
-                _document_passes(
+                document_passes(
                     entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
                     word_topic_weights, alpha, digamma_alpha, digamma_alpha_sum, alpha_sum,
                     initial_seed, first_pass, n_passes, record_from, record_mode,

@@ -1,13 +1,14 @@
-"""How a parallel kernel shares its documents among threads: parts of about equal work.
+"""How the local Gibbs driver shares a minibatch's documents among threads: parts of about
+equal work.
 
 numba's ``prange`` cuts its range into one contiguous run of iterations per thread. Document
 lengths are skewed (debian: mean 47 tokens, longest 9,288), so in a minibatch of 100 documents
-one thread often gets much more work than the other and waits for nothing (a 2-thread E-step
-at 1.83x instead of 1.99x on debian, from the lengths alone). `balanced_parts` deals the
-documents to one part per thread, longest first, each to the part with the least work so far
-(the LPT rule; Graham 1969); a kernel then runs ``prange`` over the parts. The number of
-threads is an argument of the kernel (``n_threads``, the caller's ``numba.get_num_threads()``):
-asked inside a kernel, it would keep numba from caching the compiled kernel.
+one thread often gets much more work than another, which then waits for nothing.
+`balanced_parts` deals the documents to one part per thread, longest first, each to the part
+with the least work so far (the LPT rule; Graham 1969); a kernel then runs ``prange`` over the
+parts. The number of threads is an argument of the kernel (``n_threads``, the caller's
+``numba.get_num_threads()``): asked inside a kernel, it would keep numba from caching the
+compiled kernel.
 
 The parts change only which thread runs a document, never what it computes: each document
 works on its own slices with its own random stream, so the results stay the same for any
@@ -19,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .statistics import grouped
+from ..statistics import grouped
 
 # The fixed work of a document in tokens (its set-up, its per-document sums), added to its
 # length when the parts are dealt.

@@ -1,5 +1,6 @@
-"""Metropolis-Hastings local chain of G-OEM: Algorithm 2 (Dupuy & Bach 2016) at O(1) per token
-and MH step, in the style of LightLDA (Yuan et al. 2015) and WarpLDA's cycle proposals.
+"""The Metropolis-Hastings per-document kernel of the local Gibbs E-step: Algorithm 2 (Dupuy &
+Bach 2016) at O(1) per token and MH step, in the style of LightLDA (Yuan et al. 2015) and
+WarpLDA's cycle proposals.
 
 The chain of token n (word w, current topic s) targets equation 5 / 15,
 
@@ -31,14 +32,14 @@ do; its word proposals are drawn before it (they do not depend on the state), so
 reads, scattered over the U x K tables, are independent of each other and overlap.
 
 The recorded passes (Algorithm 2, final loop) add the exact full conditionals, as the sparse
-kernel does (`kernels.gibbs_estep_sparse._record_present_part` on the present topics each
+kernel does (`sparse.record_present_part` on the present topics each
 recorded pass, the smoothing part beta_wk alpha_k S_j once per call or by the caller), so the
 statistics' estimator is that of the other kernels; only the chain's moves differ. s2 adds
 digamma(alpha_k + N_dk) - digamma(sum alpha + N_d) per recorded pass (`add_log_theta`).
 
 Random numbers come from the document's counter-based stream (`kernels.random`): results are
 bit-identical for any number of threads. The layout of the minibatch, the state carried between
-calls and the accumulators are those of `kernels.local_gibbs.gibbs_sweeps`, which runs it.
+calls and the accumulators are those of `driver.gibbs_sweeps`, which runs it.
 """
 
 from __future__ import annotations
@@ -46,9 +47,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .gibbs_estep import RECORD_SAMPLE, add_log_theta, length_term, _record_sample
-from .gibbs_estep_sparse import _add_smoothing_part, _record_present_part
-from .random import next_uniform, random_permutation
+from ..random import next_uniform, random_permutation
+from .dense import RECORD_SAMPLE, add_log_theta, length_term, record_sample
+from .sparse import add_smoothing_part, record_present_part
 
 DEFAULT_CYCLES = 2
 
@@ -146,7 +147,7 @@ def mh_document_passes(entry_word, entry_count, word_topic_weights, word_tables,
                        smoothing_total, alpha, digamma_alpha, digamma_alpha_sum, alpha_sum, cycles,
                        initial_seed, first_pass, n_passes, record_from, record_mode, z, counts,
                        state, entry_topic, log_theta, inverse_sums, add_smoothing):
-    """`kernels.gibbs_estep_sparse._sparse_document_passes` (same arguments, state and
+    """`sparse.sparse_document_passes` (same arguments, state and
     accumulators: ``smoothing_total`` its sum_k beta_wk alpha_k per word) with ``cycles`` MH
     cycles per token instead of an exact draw, and the alias tables of `mh_tables`."""
     n_entries = entry_word.size
@@ -190,11 +191,11 @@ def mh_document_passes(entry_word, entry_count, word_topic_weights, word_tables,
                     present[n_present] = k
                     present_counts[n_present] = counts[k]
                     n_present += 1
-            _record_present_part(entry_word, entry_count, word_topic_weights, smoothing_total,
+            record_present_part(entry_word, entry_count, word_topic_weights, smoothing_total,
                                  present, present_counts, n_present, z, entry_topic,
                                  inverse_sums)
         else:
-            _record_sample(0, n_entries, 0, entry_count, z, entry_topic)
+            record_sample(0, n_entries, 0, entry_count, z, entry_topic)
         add_log_theta(log_theta, counts, alpha, digamma_alpha, length, n_topics)
     if n_recorded > 0 and record_mode != RECORD_SAMPLE and add_smoothing:
-        _add_smoothing_part(entry_word, word_topic_weights, alpha, inverse_sums, entry_topic)
+        add_smoothing_part(entry_word, word_topic_weights, alpha, inverse_sums, entry_topic)

@@ -1,8 +1,8 @@
-"""Sparse local Gibbs E-step of G-OEM: Algorithm 2 (Dupuy & Bach 2016) at O(topics in the
-document) per token instead of O(K).
+"""The sparse per-document kernel of the local Gibbs E-step: Algorithm 2 (Dupuy & Bach 2016)
+at O(topics in the document) per token instead of O(K).
 
 The conditional of equation 5 / 15 splits in two buckets (SparseLDA, Yao, Mimno & McCallum
-2009; DESIGN.md, performance notes):
+2009; docs/performance.md):
 
     p(z_n = k | z_-n) proportional to beta_wk (N_-n,k + alpha_k)
                                       = beta_wk N_-n,k  +  beta_wk alpha_k
@@ -11,14 +11,14 @@ The conditional of equation 5 / 15 splits in two buckets (SparseLDA, Yao, Mimno 
 beta and alpha are fixed during one call, so the smoothing bucket depends only on the word w:
 its total s_w is computed once per distinct word of the minibatch per call (`smoothing_total`,
 O(U K); in a call that starts the chain, in the same read of each word's row as the initial
-sample, `kernels.local_gibbs.initial_samples`). The document bucket is non-zero only on the
+sample, `driver.initial_samples`). The document bucket is non-zero only on the
 topics present in the document, kept as an ascending list. A token draws u, sets target = u (r +
 s_w) with r = sum over present topics of beta_wk N_-n,k, and picks in the document bucket (the
 running sums over the present topics in ascending order, `document_bucket` and `pick_present`)
 if target < r, else in the smoothing bucket by walking beta_wk alpha_k over k (`walk_topics`,
-O(K): on debian and newsarticles at K = 100 fewer than 2% of the draws, so no per-word
-cumulative table is built). The initial sample z^0 ~ Mult(beta_w / sum_k beta_wk) is the dense
-kernel's (drawn for both by `kernels.local_gibbs.initial_samples`), and so are the scan order
+O(K): a rare draw once the documents' topics have settled, so no per-word cumulative table
+is built). The initial sample z^0 ~ Mult(beta_w / sum_k beta_wk) is the dense
+kernel's (drawn for both by `driver.initial_samples`), and so are the scan order
 and the random numbers (a fresh permutation per pass, one uniform per token), but in the passes
 a uniform maps to a topic differently, so the chains differ from the dense kernel's while
 sampling the same conditionals (tests/test_gibbs_estep_sparse.py).
@@ -27,18 +27,18 @@ Recording (Algorithm 2, final loop), RECORD_CONDITIONALS: with m_k = N_dk^t + al
 Z_n = sum_k beta_wk m_k - beta_{w z_n}, the averaged conditional of an entry j (word w) adds
 sum_n beta_wk (m_k - [z_n = k]) / Z_n = beta_wk N_dk^t S_j - sum_n [z_n = k] beta_wk / Z_n
 + beta_wk alpha_k S_j with S_j = sum_n 1 / Z_n: the first two terms touch present topics only
-each recorded pass, the last is added once per call (`_add_smoothing_part`), or, when the caller
+each recorded pass, the last is added once per call (`add_smoothing_part`), or, when the caller
 passes ``entry_inverse``, left to it: S_j summed over the call's recorded passes is added to
 ``entry_inverse[j]`` instead, and the caller adds beta_wk alpha_k S_j per word in O(U K)
 (`inference.gibbs_estep`: a boosted step needs the per-word statistics after every pass, and
-the entries x K smoothing part was most of a recorded pass's cost). RECORD_SAMPLE adds
+the entries x K smoothing part would dominate a recorded pass). RECORD_SAMPLE adds
 the sample. s2 (appendix A.3) adds sum_{i < N_dk} 1 / (alpha_k + i) for the present topics each
 recorded pass and digamma(alpha_k) - digamma(sum alpha + N_d) (times the recorded passes) once
-per call. Documents restricted by a topic mask run the dense restricted path of
-`kernels.gibbs_estep` (O(allowed topics) per token already).
+per call. Documents restricted by a topic mask run the dense restricted path
+(`dense.restricted_document_passes`, O(allowed topics) per token already).
 
 The layout of the minibatch, the state carried between calls and the accumulators are those of
-`kernels.local_gibbs.gibbs_sweeps`; results are bit-identical for any number of threads.
+`driver.gibbs_sweeps`; results are bit-identical for any number of threads.
 """
 
 from __future__ import annotations
@@ -46,9 +46,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .gibbs_estep import (RECORD_CONDITIONALS, RECORD_SAMPLE, _record_sample, length_term,
-                          start_chain, token_words)
-from .random import advance, permute, shuffle_step, uniform_step
+from ..random import advance, permute, shuffle_step, uniform_step
+from .dense import (RECORD_CONDITIONALS, RECORD_SAMPLE, length_term, record_sample, start_chain,
+                    token_words)
 
 # "No index" for the token loop's unsigned ``pending`` and ``removed`` (`document_bucket`).
 NO_INDEX = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -156,21 +156,21 @@ def sample_two_buckets(weights, present, present_counts, n_present, prefix, smoo
 
 
 @njit(cache=True)
-def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothing_total, alpha,
+def sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothing_total, alpha,
                             digamma_alpha, digamma_alpha_sum, alpha_sum, initial_seed,
                             first_pass, n_passes, record_from, record_mode, z, counts, state,
                             entry_topic, log_theta, inverse_sums, add_smoothing):
-    """`kernels.gibbs_estep._document_passes` with the two-bucket sampler (module docstring):
+    """`dense.document_passes` with the two-bucket sampler (module docstring):
     the same initial sample (in ``z`` at pass 0), scan orders, one uniform per token.
 
     The present topics are an ascending list (``present``; ``position[k]`` its index or -1)
     with their counts alongside, so the draws depend on the set of present topics only, not on
     the history of calls. ``counts`` (K) is written back at the end.
 
-    Two things make the token loop fast, both keeping every double (bench/results/
-    estep_profile_sparse*): the draw's +1 is not stored at the just-drawn index but folded into
-    the next token's `document_bucket` (``pending``), and so is the resampled token's -1
-    (``removed``), which stores every count back at fixed addresses, so the next token's loads
+    Two things make the token loop fast, both keeping every double: the draw's +1 is not
+    stored at the just-drawn index but folded into the next token's `document_bucket`
+    (``pending``), and so is the resampled token's -1 (``removed``), which stores every count
+    back at fixed addresses, so the next token's loads
     need not wait on a store whose address is the draw itself (as the dense kernel's pass
     loop); and the draw's bookkeeping is `count_draw` written out: called in the token loop,
     that helper cost numba reference counts on its four array arguments per token (eight NRT
@@ -179,8 +179,7 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothi
     next pass's `permute` would start from (`kernels.random.advance`): the same orders and
     stream, with the shuffle's integer work beside the draws' floating-point chain instead of
     in a loop of its own. The token loop's indices are unsigned (``np.uint64``; `NO_INDEX` for
-    none), so numba emits no wrap-around of negative indices: the same draws, 4-8% less time
-    per call (docs/methods.md)."""
+    none), so numba emits no wrap-around of negative indices."""
     n_entries = entry_word.size
     n_topics = alpha.size
     stream = start_chain(initial_seed, z, counts) if first_pass == 0 else state[0]
@@ -251,9 +250,9 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothi
             continue
         n_recorded += 1
         if record_mode == RECORD_SAMPLE:
-            _record_sample(0, n_entries, 0, entry_count, z, entry_topic)
+            record_sample(0, n_entries, 0, entry_count, z, entry_topic)
         else:
-            _record_present_part(entry_word, entry_count, word_topic_weights, smoothing_total,
+            record_present_part(entry_word, entry_count, word_topic_weights, smoothing_total,
                                  present, present_counts, n_present, z, entry_topic,
                                  inverse_sums)
         for i in range(n_present):
@@ -269,7 +268,7 @@ def _sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothi
     if n_recorded == 0:
         return
     if record_mode == RECORD_CONDITIONALS and add_smoothing:
-        _add_smoothing_part(entry_word, word_topic_weights, alpha, inverse_sums, entry_topic)
+        add_smoothing_part(entry_word, word_topic_weights, alpha, inverse_sums, entry_topic)
     length = length_term(digamma_alpha_sum, alpha_sum, z.size)
     for k in range(n_topics):
         log_theta[k] += n_recorded * (digamma_alpha[k] - length)
@@ -332,7 +331,7 @@ def count_draw(p, topics, token, present, position, counts, n_present):
 
 
 @njit(cache=True, inline="always")
-def _record_present_part(entry_word, entry_count, word_topic_weights, smoothing_total, present,
+def record_present_part(entry_word, entry_count, word_topic_weights, smoothing_total, present,
                          present_counts, n_present, token_topic, entry_topic, inverse_sums):
     """The present-topic terms of one pass's recorded conditionals (module docstring):
     beta_wk N_dk S_j - sum_n [z_n = k] beta_wk / Z_n per entry j, and S_j added to
@@ -359,7 +358,7 @@ def _record_present_part(entry_word, entry_count, word_topic_weights, smoothing_
 
 
 @njit(cache=True, inline="always")
-def _add_smoothing_part(entry_word, word_topic_weights, alpha, inverse_sums, entry_topic):
+def add_smoothing_part(entry_word, word_topic_weights, alpha, inverse_sums, entry_topic):
     """beta_wk alpha_k S_j for every entry j and topic k, once per call."""
     for j in range(entry_word.size):
         weights = word_topic_weights[entry_word[j]]
