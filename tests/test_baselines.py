@@ -24,9 +24,11 @@ from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.presets import (ALPHA_UPDATES, GLOBAL_PARAMETERS, LOCAL_ESTIMATORS,
                                             PRESETS, STEP_SIZES, Method)
 from streamtopics.inference.stats import MinibatchStats, SufficientStats
-from streamtopics.kernels.local_gibbs import RECORD_SAMPLE, gibbs_sweeps
+from streamtopics.kernels.local_gibbs import (RECORD_SAMPLE, PassPlan, Recording, StreamKey,
+                                              gibbs_sweeps)
 
 from helpers import matched_tv
+from test_gibbs_estep import new_chain, parameters
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -149,11 +151,9 @@ def test_last_sample_recording_equals_hard_counts_of_the_last_sweep():
     alpha = rng.uniform(0.05, 0.5, 5)
     entry_topic = np.zeros((batch.n_entries, 5))
     doc_log_theta = np.zeros((batch.n_documents, 5))
-    gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr, weights,
-                 alpha, digamma(alpha), float(digamma(alpha.sum())), 11, 2, 0, 0, 6, 5,
-                 RECORD_SAMPLE, np.zeros(batch.n_tokens, dtype=np.int64),
-                 np.zeros((batch.n_documents, 5)), np.zeros(batch.n_documents, dtype=np.uint64),
-                 entry_topic, doc_log_theta)
+    gibbs_sweeps(batch.layout, parameters(weights, alpha), StreamKey(11, 2, 0),
+                 PassPlan(0, 6, 5, RECORD_SAMPLE), new_chain(batch, 5),
+                 Recording(entry_topic, doc_log_theta))
     twin_entry, twin_log_theta = naive.gibbs_sweeps_last_sample(
         batch.doc_ptr, batch.entry_word, batch.entry_count, weights, alpha, 11, 2, 0, 6)
     np.testing.assert_array_equal(entry_topic, twin_entry)

@@ -4,13 +4,14 @@ theta are, bit for bit, those of the sparse kernel recording the pass itself."""
 
 import numpy as np
 import pytest
-from scipy.special import digamma
 
 from streamtopics.inference.gibbs_estep import GibbsEstimator
-from streamtopics.kernels.local_gibbs import RECORD_CONDITIONALS, gibbs_sweeps
+from streamtopics.kernels.local_gibbs import (SPARSE, PassPlan, Recording, Sampler, StreamKey,
+                                              gibbs_sweeps)
 from streamtopics.kernels.statistics import scaled_rows
 
 from helpers import random_minibatch
+from test_gibbs_estep import new_chain, parameters
 
 
 def kernel_recorded(batch, state, t, weights, alpha, n_topics):
@@ -19,10 +20,9 @@ def kernel_recorded(batch, state, t, weights, alpha, n_topics):
     entry_topic = np.zeros((batch.n_entries, n_topics))
     log_theta = np.zeros((batch.n_documents, n_topics))
     inverse = np.zeros(batch.n_entries)
-    gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr, weights,
-                 alpha, digamma(alpha), float(digamma(alpha.sum())), 3, 1, batch.first_document,
-                 t, 1, t, RECORD_CONDITIONALS, state["token_topic"], state["doc_topic_counts"],
-                 state["rng_state"], entry_topic, log_theta, sparse=True, entry_inverse=inverse)
+    gibbs_sweeps(batch.layout, parameters(weights, alpha), StreamKey(3, 1, batch.first_document),
+                 PassPlan(t, 1, t), state, Recording(entry_topic, log_theta, inverse),
+                 sampler=Sampler(SPARSE))
     smoothing = scaled_rows(np.bincount(batch.entry_word, inverse, minlength=batch.words.size),
                             weights, alpha)
     rows = batch.word_totals(entry_topic, 1.0, smoothing)
@@ -41,9 +41,7 @@ def test_burn_in_passes_recorded_after_them_equal_the_kernel_bit_for_bit(n_topic
     passes = 9
     run = GibbsEstimator(passes=passes, sampler="sparse").begin(batch, n_topics, seed=3,
                                                                 minibatch_index=1)
-    state = dict(token_topic=np.zeros(batch.n_tokens, dtype=np.int64),
-                 doc_topic_counts=np.zeros((batch.n_documents, n_topics)),
-                 rng_state=np.zeros(batch.n_documents, dtype=np.uint64))
+    state = new_chain(batch, n_topics)
     for t in range(passes):
         weights = rng.random((batch.words.size, n_topics)) ** 4
         alpha = rng.uniform(0.01, 0.5, n_topics)
@@ -53,7 +51,7 @@ def test_burn_in_passes_recorded_after_them_equal_the_kernel_bit_for_bit(n_topic
             break
         assert run.pending is not None
         rows, log_theta, entries = kernel_recorded(batch, state, t, weights, alpha, n_topics)
-        np.testing.assert_array_equal(run.token_topic, state["token_topic"])
+        np.testing.assert_array_equal(run.token_topic, state.token_topic)
         statistics = run.statistics()
         np.testing.assert_array_equal(statistics.word_topic, rows)
         np.testing.assert_array_equal(statistics.log_theta, log_theta.sum(axis=0))

@@ -13,34 +13,45 @@ from scipy.special import digamma, gammaln
 from streamtopics.inference.gibbs_estep import GibbsEstimator
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.topic_mask import TopicMask, kernel_mask
-from streamtopics.kernels.local_gibbs import (NO_MASK_VALUES, RECORD_CONDITIONALS, RECORD_DENSE,
-                                              RECORD_SAMPLE, gibbs_sweeps, initial_samples,
-                                              smoothing_totals)
+from streamtopics.kernels.local_gibbs import (DENSE, EVERY_TOPIC, MH, RECORD_CONDITIONALS,
+                                              RECORD_DENSE, RECORD_SAMPLE, SPARSE,
+                                              AllowedTopics, ChainState, GlobalParameters,
+                                              PassPlan, Recording, Sampler, StreamKey,
+                                              gibbs_sweeps, initial_samples, smoothing_totals)
 from streamtopics.kernels.local_gibbs.draws import (initial_sample, sample_topic,
                                                     sample_word_topic, word_chunk_sums)
 from streamtopics.kernels.random import stream_seed
-from streamtopics.kernels.topic_mask import NO_MASK_PTR, NO_MASK_TOPICS
 
 from helpers import numba_threads, random_minibatch
 
 
-KERNELS = {"dense": False, "sparse": True}  # the ``sparse`` flag of gibbs_sweeps
+KERNELS = {"dense": Sampler(DENSE), "sparse": Sampler(SPARSE)}
+
+
+def parameters(weights, alpha):
+    """The kernels' `GlobalParameters` of ``weights`` and ``alpha``."""
+    return GlobalParameters(weights, alpha, digamma(alpha), float(digamma(alpha.sum())))
+
+
+def new_chain(batch, n_topics):
+    """A `ChainState` of zeros (the kernels start it at pass 0)."""
+    return ChainState(np.zeros(batch.n_tokens, dtype=np.int64),
+                      np.zeros((batch.n_documents, n_topics)),
+                      np.zeros(batch.n_documents, dtype=np.uint64))
 
 
 def run_kernel(batch, weights, alpha, passes, record_from, mode=RECORD_CONDITIONALS, seed=7, minibatch=3,
-               sparse=False, mh_cycles=0):
+               sampler=Sampler(DENSE)):
     n_topics = alpha.size
-    state = dict(token_topic=np.zeros(batch.n_tokens, dtype=np.int64),
-                 doc_topic_counts=np.zeros((batch.n_documents, n_topics)),
-                 rng_state=np.zeros(batch.n_documents, dtype=np.uint64),
-                 entry_topic=np.zeros((batch.n_entries, n_topics)),
-                 doc_log_theta=np.zeros((batch.n_documents, n_topics)))
-    gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr, weights,
-                 alpha, digamma(alpha), float(digamma(alpha.sum())), seed, minibatch,
-                 batch.first_document, 0, passes, record_from, mode, state["token_topic"],
-                 state["doc_topic_counts"], state["rng_state"], state["entry_topic"],
-                 state["doc_log_theta"], sparse=sparse, mh_cycles=mh_cycles)
-    return state
+    chain = new_chain(batch, n_topics)
+    recording = Recording(np.zeros((batch.n_entries, n_topics)),
+                          np.zeros((batch.n_documents, n_topics)))
+    gibbs_sweeps(batch.layout, parameters(weights, alpha),
+                 StreamKey(seed, minibatch, batch.first_document),
+                 PassPlan(0, passes, record_from, mode), chain, recording, sampler=sampler)
+    return dict(token_topic=chain.token_topic, doc_topic_counts=chain.doc_topic_counts,
+                rng_state=chain.rng_state, entry_topic=recording.entry_topic,
+                doc_log_theta=recording.doc_log_theta)
 
 
 @pytest.mark.parametrize("n_topics", [1, 3, 8, 13])
@@ -130,13 +141,13 @@ def test_initial_samples_word_by_word_equal_document_by_document(n_topics):
     restricted = 3  # document 3 may use topic 0 alone (when there are other topics)
     allowed = [[0] if d == restricted and n_topics > 1 else list(range(n_topics))
                for d in range(batch.n_documents)]
-    mask_ptr = np.cumsum([0] + [len(a) for a in allowed])
-    mask_topics = np.concatenate(allowed).astype(np.int64)
+    mask = AllowedTopics(np.cumsum([0] + [len(a) for a in allowed]),
+                         np.concatenate(allowed).astype(np.int64), np.zeros(batch.n_documents))
     for n_parts in (0, 1, 2, 5):
         z = np.full(batch.n_tokens, -1, dtype=np.int64)
         smoothing = np.empty(batch.words.size)
-        initial_samples(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr,
-                        weights, alpha, 5, 2, 40, mask_ptr, mask_topics, n_parts, z, smoothing)
+        initial_samples(batch.layout, parameters(weights, alpha), StreamKey(5, 2, 40), mask,
+                        n_parts, z, smoothing)
         tokens = slice(batch.token_ptr[restricted], batch.token_ptr[restricted + 1])
         if n_topics > 1:
             assert np.all(z[tokens] == -1)
@@ -180,9 +191,9 @@ def test_same_result_for_one_and_two_threads(sampler):
     weights = rng.random((batch.words.size, 10))
     alpha = np.full(10, 0.1)
     with numba_threads(1):
-        one = run_kernel(batch, weights, alpha, passes=6, record_from=4, sparse=KERNELS[sampler])
+        one = run_kernel(batch, weights, alpha, passes=6, record_from=4, sampler=KERNELS[sampler])
     with numba_threads(2):
-        two = run_kernel(batch, weights, alpha, passes=6, record_from=4, sparse=KERNELS[sampler])
+        two = run_kernel(batch, weights, alpha, passes=6, record_from=4, sampler=KERNELS[sampler])
     for name in one:
         np.testing.assert_array_equal(one[name], two[name])
 
@@ -280,22 +291,22 @@ def test_clear_rows_gives_the_call_on_zeroed_rows(kernel, mode):
     batch = random_minibatch(rng, n_docs=8, n_words=12, mean_length=10)
     weights = rng.random((batch.words.size, n_topics))
     alpha = rng.uniform(0.05, 0.8, n_topics)
-    mask = (NO_MASK_PTR, NO_MASK_TOPICS, NO_MASK_VALUES)
+    mask = EVERY_TOPIC
     if kernel == "masked":
         lists = [np.sort(rng.choice(n_topics, rng.integers(1, 5), replace=False))
                  for _ in range(batch.n_documents)]
-        mask = (*kernel_mask(TopicMask.from_lists(lists, n_topics), batch.n_documents, n_topics),
-                digamma(np.array([alpha[topics].sum() for topics in lists])))
+        mask = AllowedTopics(*kernel_mask(TopicMask.from_lists(lists, n_topics),
+                                          batch.n_documents, n_topics),
+                             digamma(np.array([alpha[topics].sum() for topics in lists])))
+    sampler = {"dense": Sampler(DENSE), "mh": Sampler(MH, 2)}.get(kernel, Sampler(SPARSE))
     results = []
     for fill, clear_rows in ((0.0, False), (np.nan, True)):
-        state = [np.zeros(batch.n_tokens, dtype=np.int64), np.zeros((batch.n_documents, n_topics)),
-                 np.zeros(batch.n_documents, dtype=np.uint64),
-                 np.full((batch.n_entries, n_topics), fill), np.zeros((batch.n_documents, n_topics))]
-        gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr, weights,
-                     alpha, digamma(alpha), float(digamma(alpha.sum())), 7, 3, 0, 0, 8, 5, mode,
-                     *state, *mask, kernel != "dense", NO_MASK_VALUES, 1, 2 * (kernel == "mh"),
-                     clear_rows)
-        results.append(state)
+        chain = new_chain(batch, n_topics)
+        recording = Recording(np.full((batch.n_entries, n_topics), fill),
+                              np.zeros((batch.n_documents, n_topics)), clear_rows=clear_rows)
+        gibbs_sweeps(batch.layout, parameters(weights, alpha), StreamKey(7, 3, 0),
+                     PassPlan(0, 8, 5, mode), chain, recording, mask, sampler, 1)
+        results.append([*chain, recording.entry_topic, recording.doc_log_theta])
     assert not np.isnan(results[1][3]).any()
     for zeroed, cleared in zip(*results):
         np.testing.assert_array_equal(zeroed, cleared)

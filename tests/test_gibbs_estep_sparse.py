@@ -18,12 +18,14 @@ from streamtopics.estimators import OnlineLDA
 from streamtopics.inference.gibbs_estep import GibbsEstimator
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.topic_mask import TopicMask, kernel_mask
-from streamtopics.kernels.local_gibbs import RECORD_SAMPLE, gibbs_sweeps
+from streamtopics.kernels.local_gibbs import (DENSE, MH, RECORD_SAMPLE, SPARSE, AllowedTopics,
+                                              PassPlan, Recording, Sampler, StreamKey,
+                                              gibbs_sweeps)
 from streamtopics.kernels.local_gibbs.sparse import sample_two_buckets, search_cumulative
 from streamtopics.kernels.statistics import add_scaled_rows
 
 from helpers import random_minibatch
-from test_gibbs_estep import KERNELS, run_kernel
+from test_gibbs_estep import KERNELS, new_chain, parameters, run_kernel
 
 
 def draw(weights, counts, alpha, uniforms):
@@ -88,7 +90,7 @@ def test_chain_samples_follow_the_exact_posterior(sampler):
     batch = Minibatch.from_counts(sp.csr_matrix(np.tile([2, 0, 1, 1], (copies, 1))))
     words = np.repeat(batch.words[batch.entry_word[:3]], batch.entry_count[:3])
     state = run_kernel(batch, np.ascontiguousarray(beta[:, batch.words].T), alpha, passes=12,
-                       record_from=11, seed=3, sparse=KERNELS[sampler])
+                       record_from=11, seed=3, sampler=KERNELS[sampler])
     codes = state["token_topic"].reshape(copies, 4) @ (3 ** np.arange(3, -1, -1))
     observed = np.bincount(codes, minlength=81)
     expected = copies * exact_posterior(beta, alpha, words)
@@ -110,8 +112,8 @@ def test_recorded_pass_equals_the_dense_formulas_at_the_chain_state(n_topics, mh
     weights = rng.random((batch.words.size, n_topics)) * (rng.random((batch.words.size, n_topics)) < 0.7)
     weights[:, 0] += 0.01
     alpha = rng.uniform(0.02, 0.4, n_topics)
-    state = run_kernel(batch, weights, alpha, passes=5, record_from=4, sparse=True,
-                       mh_cycles=mh_cycles)
+    sampler = Sampler(MH, mh_cycles) if mh_cycles else Sampler(SPARSE)
+    state = run_kernel(batch, weights, alpha, passes=5, record_from=4, sampler=sampler)
     token_entry = np.repeat(np.arange(batch.n_entries), batch.entry_count)
     token_doc = np.repeat(np.arange(batch.n_documents), np.diff(batch.token_ptr))
     counts = state["doc_topic_counts"]
@@ -124,7 +126,7 @@ def test_recorded_pass_equals_the_dense_formulas_at_the_chain_state(n_topics, mh
     np.testing.assert_allclose(state["doc_log_theta"],
                                digamma(alpha + counts) - digamma(alpha.sum() + lengths), rtol=1e-10)
     sample = run_kernel(batch, weights, alpha, passes=5, record_from=4, mode=RECORD_SAMPLE,
-                        sparse=True, mh_cycles=mh_cycles)
+                        sampler=sampler)
     np.testing.assert_array_equal(sample["token_topic"], state["token_topic"])
     hard = np.zeros((batch.n_entries, n_topics))
     np.add.at(hard, (token_entry, state["token_topic"]), 1.0)
@@ -141,17 +143,15 @@ def test_masked_documents_run_the_dense_restricted_path():
     weights = rng.random((batch.words.size, n_topics))
     alpha = np.full(n_topics, 0.1)
     mask = TopicMask.from_lists(lists, n_topics)
-    mask_args = (*kernel_mask(mask, 10, n_topics),
-                 digamma(np.array([alpha[topics].sum() for topics in lists])))
+    allowed = AllowedTopics(*kernel_mask(mask, 10, n_topics),
+                            digamma(np.array([alpha[topics].sum() for topics in lists])))
     results = []
-    for sparse in (False, True):
-        state = [np.zeros(batch.n_tokens, dtype=np.int64), np.zeros((10, n_topics)),
-                 np.zeros(10, dtype=np.uint64), np.zeros((batch.n_entries, n_topics)),
-                 np.zeros((10, n_topics))]
-        gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr,
-                     weights, alpha, digamma(alpha), float(digamma(alpha.sum())), 1, 2, 0, 0, 6,
-                     4, 0, *state, *mask_args, sparse)
-        results.append(state)
+    for kind in (DENSE, SPARSE):
+        chain = new_chain(batch, n_topics)
+        recording = Recording(np.zeros((batch.n_entries, n_topics)), np.zeros((10, n_topics)))
+        gibbs_sweeps(batch.layout, parameters(weights, alpha), StreamKey(1, 2, 0),
+                     PassPlan(0, 6, 4), chain, recording, allowed, Sampler(kind))
+        results.append([*chain, *recording[:2]])
     for dense, sparse in zip(*results):
         np.testing.assert_array_equal(dense, sparse)
 
@@ -183,9 +183,7 @@ def test_deferred_smoothing_part_equals_the_kernels_own():
     n_topics, passes = 40, 8
     estimator = GibbsEstimator(passes=passes, sampler="sparse")
     run = estimator.begin(batch, n_topics, seed=3, minibatch_index=1)
-    state = dict(token_topic=np.zeros(batch.n_tokens, dtype=np.int64),
-                 doc_topic_counts=np.zeros((batch.n_documents, n_topics)),
-                 rng_state=np.zeros(batch.n_documents, dtype=np.uint64))
+    chain = new_chain(batch, n_topics)
     for t in range(passes):
         weights = rng.random((batch.words.size, n_topics))
         alpha = rng.uniform(0.05, 0.5, n_topics)
@@ -195,13 +193,11 @@ def test_deferred_smoothing_part_equals_the_kernels_own():
             log_theta = np.zeros((batch.n_documents, n_topics))
             recorded = 0
         record_from = t if t < run.window_start else run.window_start
-        gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr,
-                     weights, alpha, digamma(alpha), float(digamma(alpha.sum())), 3, 1,
-                     batch.first_document, t, 1, record_from, 0, state["token_topic"],
-                     state["doc_topic_counts"], state["rng_state"], entry_topic, log_theta,
-                     sparse=True)
+        gibbs_sweeps(batch.layout, parameters(weights, alpha),
+                     StreamKey(3, 1, batch.first_document), PassPlan(t, 1, record_from), chain,
+                     Recording(entry_topic, log_theta), sampler=Sampler(SPARSE))
         recorded += 1
-        np.testing.assert_array_equal(run.token_topic, state["token_topic"])
+        np.testing.assert_array_equal(run.token_topic, chain.token_topic)
         np.testing.assert_allclose(run.entry_expectations(), entry_topic / recorded, rtol=1e-13)
         np.testing.assert_allclose(run.statistics().word_topic,
                                    batch.word_totals(entry_topic) / recorded, rtol=1e-13)
@@ -260,17 +256,14 @@ def test_scan_order_drawn_ahead_is_the_one_a_pass_draws_itself():
         weights = weights_all[:minibatch.words.size]
         runs = []
         for schedule in ([(0, passes)], [(t, 1) for t in range(passes)]):
-            state = [np.zeros(minibatch.n_tokens, dtype=np.int64),
-                     np.zeros((minibatch.n_documents, n_topics)),
-                     np.zeros(minibatch.n_documents, dtype=np.uint64),
-                     np.zeros((minibatch.n_entries, n_topics)),
-                     np.zeros((minibatch.n_documents, n_topics))]
+            chain = new_chain(minibatch, n_topics)
+            recording = Recording(np.zeros((minibatch.n_entries, n_topics)),
+                                  np.zeros((minibatch.n_documents, n_topics)))
             for first, n_passes in schedule:
-                gibbs_sweeps(minibatch.doc_ptr, minibatch.entry_word, minibatch.entry_count,
-                             minibatch.token_ptr, weights, alpha, digamma(alpha),
-                             float(digamma(alpha.sum())), 5, 2, 0, first, n_passes, 5, 0,
-                             *state, sparse=True)
-            runs.append(state)
+                gibbs_sweeps(minibatch.layout, parameters(weights, alpha), StreamKey(5, 2, 0),
+                             PassPlan(first, n_passes, 5), chain, recording,
+                             sampler=Sampler(SPARSE))
+            runs.append([*chain, *recording[:2]])
         for one_call, pass_by_pass in zip(runs[0][:3], runs[1][:3]):
             np.testing.assert_array_equal(one_call, pass_by_pass)
         for one_call, pass_by_pass in zip(runs[0][3:], runs[1][3:]):

@@ -15,7 +15,8 @@ from streamtopics.inference.hdp_estep import HDPGibbsEstimator
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.stats import SufficientStats
 from streamtopics.inference.sticks import initial_sticks
-from streamtopics.kernels.local_gibbs import hdp_gibbs_sweeps
+from streamtopics.kernels.local_gibbs import (GlobalParameters, HDPOutputs, StreamKey, TopicGrowth,
+                                              hdp_gibbs_sweeps)
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -45,6 +46,11 @@ def test_truncated_hdp_is_lda_g_oem_with_alpha_b_pi(corpus):
     assert hdp.n_topics_history_ == [4] * 6 and hdp.rest_weight_ == 0.0
 
 
+def hdp_parameters(weights, alpha):
+    """The kernel's `GlobalParameters` of ``weights`` (U x (T + 1)) and ``alpha``."""
+    return GlobalParameters(weights, alpha, digamma(alpha), float(digamma(alpha.sum())))
+
+
 def test_first_token_conditional_matches_enumeration():
     """One token, one pass, many random streams: the sampled topic follows the thesis'
     conditional (p. 60) over the two topics and "new", (a_k beta_kw, a_* / V) normalised, by a
@@ -59,10 +65,10 @@ def test_first_token_conditional_matches_enumeration():
     for stream in range(3000):
         topic = np.zeros(1, dtype=np.int64)
         opened_alpha = np.zeros(1)
-        hdp_gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr,
-                         weights, alpha, 2, digamma(alpha), float(digamma(alpha.sum())), 0.1, 10,
-                         2.0, 1, 7, stream, 0, 1, 0, topic, np.zeros((1, 2)), np.zeros((1, 1)),
-                         np.zeros((1, 2)), np.zeros((1, 1, 1)), opened_alpha)
+        hdp_gibbs_sweeps(batch.layout, hdp_parameters(weights, alpha),
+                         TopicGrowth(2, 0.1, 10, 2.0, 1), StreamKey(7, stream, 0), 1, 0,
+                         HDPOutputs(topic, np.zeros((1, 2)), np.zeros((1, 1)), np.zeros((1, 2)),
+                                    np.zeros((1, 1, 1)), opened_alpha))
         seen[topic[0]] += 1
         if topic[0] == 2:
             splits.append(opened_alpha[0] / 0.7)
@@ -290,11 +296,11 @@ def test_kernel_matches_its_numpy_twin(has_rest):
     doc_log_theta = np.zeros((6, 2))
     doc_counts = np.zeros((6, passes - record_from, 2 + capacity))
     opened_alpha = np.zeros(capacity)
-    n_opened = hdp_gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count,
-                                batch.token_ptr, weights, alpha, 2, digamma(alpha),
-                                float(digamma(alpha.sum())), 0.1, 12, 1.5, capacity, 9, 2, 0,
-                                passes, record_from, topics, entry_topic, entry_new,
-                                doc_log_theta, doc_counts, opened_alpha)
+    n_opened = hdp_gibbs_sweeps(batch.layout, hdp_parameters(weights, alpha),
+                                TopicGrowth(2, 0.1, 12, 1.5, capacity), StreamKey(9, 2, 0),
+                                passes, record_from,
+                                HDPOutputs(topics, entry_topic, entry_new, doc_log_theta,
+                                           doc_counts, opened_alpha))
     assert n_opened == expected[6] and (n_opened > 0) == has_rest
     np.testing.assert_array_equal(topics, expected[0])
     for got, want in zip((entry_topic, entry_new, doc_log_theta, doc_counts, opened_alpha),

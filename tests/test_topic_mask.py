@@ -17,7 +17,10 @@ from streamtopics.inference.gibbs_estep import GibbsEstimator
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.topic_mask import TopicMask, kernel_mask
 from streamtopics.kernels import cgs as kernels
-from streamtopics.kernels.local_gibbs import RECORD_CONDITIONALS, RECORD_DENSE, gibbs_sweeps
+from streamtopics.kernels.local_gibbs import (RECORD_CONDITIONALS, RECORD_DENSE, AllowedTopics,
+                                              PassPlan, Recording, StreamKey, gibbs_sweeps)
+
+from test_gibbs_estep import new_chain, parameters
 
 # Four documents of 4 topics: restricted, restricted to one topic, all topics listed, restricted.
 MASK_LISTS = [[0, 2], [3], [0, 1, 2, 3], [1, 2, 3]]
@@ -216,14 +219,14 @@ def test_masked_estep_kernel_matches_twin(mode):
     alpha = rng.uniform(0.05, 1.0, n_topics)
     mask = batch.topic_mask
     indicator = mask.indicator()
-    state = dict(token_topic=np.zeros(batch.n_tokens, dtype=np.int64),
-                 doc_topic_counts=np.zeros((batch.n_documents, n_topics)),
-                 rng_state=np.zeros(batch.n_documents, dtype=np.uint64),
-                 entry_topic=np.zeros((batch.n_entries, n_topics)),
-                 doc_log_theta=np.zeros((batch.n_documents, n_topics)))
-    gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr, weights,
-                 alpha, digamma(alpha), float(digamma(alpha.sum())), 7, 3, 0, 0, 8, 6, mode,
-                 *state.values(), mask.ptr, mask.topics, digamma((alpha * indicator).sum(axis=1)))
+    chain = new_chain(batch, n_topics)
+    recording = Recording(np.zeros((batch.n_entries, n_topics)),
+                          np.zeros((batch.n_documents, n_topics)))
+    gibbs_sweeps(batch.layout, parameters(weights, alpha), StreamKey(7, 3, 0),
+                 PassPlan(0, 8, 6, mode), chain, recording,
+                 AllowedTopics(mask.ptr, mask.topics, digamma((alpha * indicator).sum(axis=1))))
+    state = dict(token_topic=chain.token_topic, doc_topic_counts=chain.doc_topic_counts,
+                 entry_topic=recording.entry_topic, doc_log_theta=recording.doc_log_theta)
     twin = naive.gibbs_sweeps(batch.doc_ptr, batch.entry_word, batch.entry_count, weights,
                                     alpha, 7, 3, 0, 8, 6, mask=[np.sort(r) for r in
                                                                 map(np.array, map(list, lists))])

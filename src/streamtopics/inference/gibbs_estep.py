@@ -53,12 +53,13 @@ import numba
 import numpy as np
 from scipy.special import digamma
 
-from ..kernels.local_gibbs import (DEFAULT_CYCLES, NO_MASK_VALUES, RECORD_CONDITIONALS,
-                                   RECORD_DENSE, RECORD_SAMPLE, end_state_statistics,
+from ..kernels.local_gibbs import (DEFAULT_CYCLES, DENSE, EVERY_TOPIC, MH, NO_VALUES,
+                                   RECORD_CONDITIONALS, RECORD_DENSE, RECORD_SAMPLE, SPARSE,
+                                   AllowedTopics, ChainState, GlobalParameters, PassPlan,
+                                   Recording, Sampler, StreamKey, end_state_statistics,
                                    gibbs_sweeps)
 from ..kernels.statistics import (add_scaled_rows, clear_sets, column_sets, group_sums,
                                   has_empty_row, scaled_rows, tree_block_totals)
-from ..kernels.topic_mask import NO_MASK_PTR, NO_MASK_TOPICS
 from .minibatch import Minibatch
 from .stats import MinibatchStats
 from .topic_mask import kernel_mask
@@ -120,13 +121,14 @@ class GibbsEstimator:
         return not (self.dense_reference or self.sampler == "dense")
 
     @property
-    def kernel_mh_cycles(self) -> int:
-        """The kernel's ``mh_cycles``: 0 (exact draws) unless the sampler is "mh"."""
+    def kernel_sampler(self) -> Sampler:
+        """The kernel of the documents: the MH chain if the sampler is "mh", else the sparse
+        or the dense exact draws."""
         if self.sampler != "mh" or self.dense_reference:
-            return 0
+            return Sampler(SPARSE if self.uses_sparse else DENSE)
         if self.mh_cycles < 1:
             raise ValueError(f"mh_cycles must be at least 1, got {self.mh_cycles}")
-        return int(self.mh_cycles)
+        return Sampler(MH, int(self.mh_cycles))
 
     def begin(self, batch: Minibatch, n_topics: int, seed: int, minibatch_index: int) -> "GibbsRun":
         return GibbsRun(self, batch, n_topics, seed, minibatch_index)
@@ -146,6 +148,7 @@ class GibbsRun:
         self.token_topic = np.zeros(batch.n_tokens, dtype=np.int64)
         self.doc_topic_counts = np.zeros((batch.n_documents, n_topics))
         self.rng_state = np.zeros(batch.n_documents, dtype=np.uint64)
+        self.chain = ChainState(self.token_topic, self.doc_topic_counts, self.rng_state)
         # Zeroed by the first call that records into it, document by document, by the kernel
         # (`gibbs_sweeps` clear_rows): a boosted step's first call records nothing (its burn-in
         # passes are recorded after them), and the rows stay cold until its window.
@@ -205,38 +208,36 @@ class GibbsRun:
         # A burn-in pass recorded alone (a boosted step's, section 3.3), by the sparse kernel:
         # recorded after the call, word by word, from the state it leaves (`kernels.local_gibbs.end_state`;
         # the same doubles), when its statistics are asked for.
-        after_pass = (last <= self.window_start and sparse and batch.topic_mask is None
-                      and self.estimator.kernel_mh_cycles == 0
+        sampler = self.estimator.kernel_sampler
+        after_pass = (last <= self.window_start and sampler.kind == SPARSE
+                      and batch.topic_mask is None
                       and self.estimator.record_mode == RECORD_CONDITIONALS)
         if after_pass:
             record_from = last
         alpha = np.ascontiguousarray(alpha, dtype=np.float64)
-        # Always every argument: a numba call that leaves defaults out takes the dispatcher's
-        # slow path (about 0.3 ms per call: per pass of ++, per document of transform).
-        mask = (NO_MASK_PTR, NO_MASK_TOPICS, NO_MASK_VALUES) if batch.topic_mask is None else (
+        mask = EVERY_TOPIC if batch.topic_mask is None else AllowedTopics(
             *kernel_mask(batch.topic_mask, batch.n_documents, alpha.size),
             digamma(self._doc_alpha(alpha).sum(axis=1)))
         weights = local_word_weights(weights)
-        digamma_alpha, digamma_alpha_sum = self._digammas(alpha)
-        arguments = (batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr,
-                     weights, alpha, digamma_alpha, digamma_alpha_sum,
-                     self.seed, self.minibatch_index, batch.first_document,
-                     first, n_passes, record_from, self.estimator.record_mode,
-                     self.token_topic, self.doc_topic_counts, self.rng_state,
-                     self.entry_topic, self.doc_log_theta, *mask)
+        parameters = GlobalParameters(weights, alpha, *self._digammas(alpha))
         recorded = last - max(first, record_from)
         # The sparse kernel's recorded conditionals leave their smoothing part to this driver.
         deferred = sparse and self.estimator.record_mode == RECORD_CONDITIONALS
         if not deferred:
-            inverse = NO_MASK_VALUES
+            inverse = NO_VALUES
         elif after_pass:  # a call that records nothing leaves S_j alone: no zeros needed
             inverse = np.empty(batch.n_entries)
         else:
             inverse = np.zeros(batch.n_entries)
         clear_rows = recorded > 0 and not self.rows_zeroed
-        smoothing = np.empty(batch.words.size if after_pass else 0)
-        gibbs_sweeps(*arguments, sparse, inverse, numba.get_num_threads(),
-                     self.estimator.kernel_mh_cycles, clear_rows, smoothing)
+        smoothing = np.empty(batch.words.size) if after_pass else NO_VALUES
+        gibbs_sweeps(batch.layout, parameters,
+                     StreamKey(self.seed, self.minibatch_index, batch.first_document),
+                     PassPlan(first, n_passes, record_from, self.estimator.record_mode),
+                     self.chain,
+                     Recording(self.entry_topic, self.doc_log_theta, inverse, smoothing,
+                               clear_rows),
+                     mask, sampler, numba.get_num_threads())
         self.rows_zeroed |= clear_rows
         if deferred and recorded:
             self.smoothing_calls.append((weights, alpha, inverse))
@@ -246,7 +247,7 @@ class GibbsRun:
             else:
                 self.touched = None
         if after_pass:
-            self.pending = (weights, alpha, smoothing, digamma_alpha, digamma_alpha_sum)
+            self.pending = (parameters, smoothing)
             recorded = 1
         self.n_recorded += recorded
         self.passes_done = last
@@ -306,17 +307,16 @@ class GibbsRun:
                           *self._touched_sets())
 
     def _end_state_rows(self, doc_log_theta: np.ndarray, entry_rows: np.ndarray = NO_ROWS,
-                        entry_inverse: np.ndarray = NO_MASK_VALUES,
+                        entry_inverse: np.ndarray = NO_VALUES,
                         rows: np.ndarray | None = None) -> np.ndarray:
         """The word rows of the pending pass (into ``rows`` if given), and its s2 into
         ``doc_log_theta`` (unless it has no rows), computed from the state it left
         (`kernels.local_gibbs.end_state`), and what the kernel would have recorded into ``entry_rows`` and
         ``entry_inverse`` when given."""
-        batch = self.batch
-        return end_state_statistics(batch.doc_ptr, batch.entry_word, batch.entry_count,
-                                    batch.token_ptr, self.token_topic, self.doc_topic_counts,
-                                    *self.pending, self._rows_array(rows), doc_log_theta,
-                                    entry_rows, entry_inverse)
+        parameters, smoothing = self.pending
+        return end_state_statistics(self.batch.layout, self.chain, parameters, smoothing,
+                                    self._rows_array(rows), doc_log_theta, entry_rows,
+                                    entry_inverse)
 
     def _record_pending(self) -> None:
         """Record the pending pass into the entries' accumulators, as the kernel would have
@@ -328,7 +328,8 @@ class GibbsRun:
             self.rows_zeroed = True
         inverse = np.zeros(self.batch.n_entries)
         self._end_state_rows(self.doc_log_theta, self.entry_topic, inverse)
-        self.smoothing_calls = [(self.pending[0], self.pending[1], inverse)]
+        parameters = self.pending[0]
+        self.smoothing_calls = [(parameters.weights, parameters.alpha, inverse)]
         self.touched = self.doc_topic_counts > 0.0
         self.pending = None
 
@@ -397,7 +398,7 @@ class GibbsRun:
         if len(self.smoothing_calls) > 1:
             raise ValueError("block statistics need the recorded passes of one call")
         weights, alpha, inverse = self.smoothing_calls[0] if self.smoothing_calls else (
-            NO_ROWS, NO_MASK_VALUES, NO_MASK_VALUES)
+            NO_ROWS, NO_VALUES, NO_VALUES)
         return tree_block_totals(self.batch.entry_word, self.entry_topic, block_entry_ptr,
                                  self.batch.words.size, inverse, weights, alpha,
                                  float(self.n_recorded))

@@ -52,7 +52,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import digamma
 
-from ..kernels.local_gibbs import hdp_gibbs_sweeps
+from ..kernels.local_gibbs import (GlobalParameters, HDPOutputs, StreamKey, TopicGrowth,
+                                   hdp_gibbs_sweeps)
 from .gibbs_estep import local_word_weights
 from .minibatch import Minibatch
 from .stats import MinibatchStats
@@ -115,13 +116,15 @@ class HDPGibbsRun:
         doc_log_theta = np.zeros((batch.n_documents, n_topics))
         doc_counts = np.zeros((batch.n_documents, recorded, n_topics + capacity))
         n_opened = hdp_gibbs_sweeps(
-            batch.doc_ptr, batch.entry_word, batch.entry_count, batch.token_ptr,
-            local_word_weights(weights), alpha, n_topics, digamma(alpha),
-            float(digamma(alpha.sum())), float(estimator.topic_word_prior), batch.n_words,
-            float(estimator.stick_concentration), capacity, self.seed, self.minibatch_index,
-            batch.first_document, estimator.passes, estimator.passes - recorded,
-            np.zeros(batch.n_tokens, dtype=np.int64), entry_topic, entry_new, doc_log_theta,
-            doc_counts, np.zeros(capacity))
+            batch.layout,
+            GlobalParameters(local_word_weights(weights), alpha, digamma(alpha),
+                             float(digamma(alpha.sum()))),
+            TopicGrowth(n_topics, float(estimator.topic_word_prior), batch.n_words,
+                        float(estimator.stick_concentration), capacity),
+            StreamKey(self.seed, self.minibatch_index, batch.first_document),
+            estimator.passes, estimator.passes - recorded,
+            HDPOutputs(np.zeros(batch.n_tokens, dtype=np.int64), entry_topic, entry_new,
+                       doc_log_theta, doc_counts, np.zeros(capacity)))
         opened = doc_counts[:, :, n_topics:n_topics + n_opened]
         kept = np.flatnonzero((opened > 0).any(axis=(0, 1)))
         usage = (opened[:, :, kept] > 0).mean(axis=1).sum(axis=0)  # u_m

@@ -14,6 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from ..kernels.local_gibbs import MinibatchLayout
 from ..kernels.statistics import ALL_COLUMNS, group_sums, grouped
 from .topic_mask import TopicMask
 
@@ -101,6 +102,11 @@ class Minibatch:
     @property
     def n_tokens(self) -> int:
         return int(self.token_ptr[-1])
+
+    @property
+    def layout(self) -> MinibatchLayout:
+        """Where each document's entries and tokens are, as the local Gibbs kernels take it."""
+        return MinibatchLayout(self.doc_ptr, self.entry_word, self.entry_count, self.token_ptr)
 
     @property
     def document_lengths(self) -> np.ndarray:

@@ -7,10 +7,10 @@ over documents, with one of three per-document kernels that sample the same cond
 (`sparse`, O(topics in the document) per token) and a Metropolis-Hastings chain (`mh`, O(1) per
 token and step). `end_state_statistics` records a pass after it from the state it leaves (a
 boosted step's burn-in passes), `hdp_gibbs_sweeps` runs HDP's sweeps, whose documents may open
-topics. The modules: `driver` (the minibatch: initial sample and passes), `draws` (the
-inverse-CDF topic draws), `dense`, `sparse`, `mh`, `end_state`, `hdp`, and `thread_split` (the
-documents dealt to threads by their lengths). Their helpers stay inside the package; this
-module exports the entry points.
+topics. The modules: `bundles` (the named arguments of the entry points), `driver` (the minibatch:
+initial sample and passes), `draws` (the inverse-CDF topic draws), `dense`, `sparse`, `mh`,
+`end_state`, `hdp`, and `thread_split` (the documents dealt to threads by their lengths). Their
+helpers stay inside the package; this module exports the entry points and their bundles.
 
 Layout of a minibatch (all int64, ``d`` a document, ``j`` an entry = a distinct word of a
 document): ``doc_ptr`` (B+1) delimits the entries of each document; ``entry_word[j]`` is the
@@ -23,7 +23,10 @@ index) (`kernels.random`), so the result is bit-identical for any number of thre
 caller divides the accumulators by the number of recorded passes.
 """
 
-from .dense import NO_MASK_VALUES, RECORD_CONDITIONALS, RECORD_DENSE, RECORD_SAMPLE
+from .bundles import (DENSE, EVERY_TOPIC, MH, NO_VALUES, RECORD_CONDITIONALS, RECORD_DENSE,
+                      RECORD_SAMPLE, SPARSE, AllowedTopics, ChainState, GlobalParameters,
+                      HDPOutputs, MinibatchLayout, PassPlan, Recording, Sampler, StreamKey,
+                      TopicGrowth)
 from .driver import gibbs_sweeps, initial_samples
 from .end_state import end_state_statistics
 from .hdp import hdp_gibbs_sweeps
@@ -31,7 +34,9 @@ from .mh import DEFAULT_CYCLES
 from .sparse import draw_into, enter_present, leave_present, search_cumulative, smoothing_totals
 from .thread_split import balanced_parts
 
-__all__ = ["DEFAULT_CYCLES", "NO_MASK_VALUES", "RECORD_CONDITIONALS", "RECORD_DENSE",
-           "RECORD_SAMPLE", "balanced_parts", "draw_into", "end_state_statistics",
-           "enter_present", "gibbs_sweeps", "hdp_gibbs_sweeps", "initial_samples",
-           "leave_present", "search_cumulative", "smoothing_totals"]
+__all__ = ["DEFAULT_CYCLES", "DENSE", "EVERY_TOPIC", "MH", "NO_VALUES", "RECORD_CONDITIONALS",
+           "RECORD_DENSE", "RECORD_SAMPLE", "SPARSE", "AllowedTopics", "ChainState",
+           "GlobalParameters", "HDPOutputs", "MinibatchLayout", "PassPlan", "Recording",
+           "Sampler", "StreamKey", "TopicGrowth", "balanced_parts", "draw_into",
+           "end_state_statistics", "enter_present", "gibbs_sweeps", "hdp_gibbs_sweeps",
+           "initial_samples", "leave_present", "search_cumulative", "smoothing_totals"]

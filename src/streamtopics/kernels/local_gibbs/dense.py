@@ -30,20 +30,13 @@ import numpy as np
 from numba import njit
 
 from ..random import advance, permute, uniform_step
+from .bundles import RECORD_DENSE, RECORD_SAMPLE
 from .draws import CHUNK, chunk_sums_row, initial_sample, sample_topic
-
-NO_MASK_VALUES = np.zeros(0)
-
-# What a recorded sweep adds to the per-entry accumulator (``record_mode`` of
-# `driver.gibbs_sweeps`).
-RECORD_CONDITIONALS = 0
-RECORD_DENSE = 1
-RECORD_SAMPLE = 2
 
 
 @njit(cache=True, fastmath={"reassoc", "contract"})
 def record_factorised(first_entry, last_entry, first_token, entry_word, entry_count,
-                       word_topic_weights, alpha, doc_counts, token_topic, entry_topic):
+                      word_topic_weights, alpha, doc_counts, token_topic, entry_topic):
     """Add p(z_n = k | z^t_-n) for every token of one document to ``entry_topic``.
 
     With m_k = n_dk^t + alpha_k and c_w = sum_k beta_wk m_k, the conditional of token n (word w,
@@ -148,14 +141,18 @@ def start_chain(initial_seed, z, counts):
 
 
 @njit(cache=True, inline="always")
-def document_passes(entry_word, entry_count, word_topic_weights, alpha, digamma_alpha,
-                     digamma_alpha_sum, alpha_sum, initial_seed, first_pass, n_passes,
-                     record_from, record_mode, z, counts, state, entry_topic, log_theta):
-    """Passes ``first_pass ..`` of one document, whose entries are ``entry_word``/
-    ``entry_count`` (rows of ``word_topic_weights``), tokens ``z`` (at pass 0 the initial
-    sample, `initial_samples`), counts ``counts`` (K), random stream ``state`` (seeded from
-    ``initial_seed`` at pass 0), accumulators ``entry_topic`` (entries x K) and ``log_theta``
-    (K); K = alpha.size."""
+def document_passes(entries, parameters, alpha_sum, initial_seed, plan, chain, accumulators):
+    """The passes of ``plan`` (`PassPlan`) on one document, whose ``entries`` are (entry_word,
+    entry_count) (rows of the weights of ``parameters``, a `GlobalParameters`; ``alpha_sum``
+    the sum of its alpha); ``chain`` (z, counts, state): its tokens (at pass 0 the initial
+    sample, `driver.initial_samples`), counts (K) and random stream (seeded from
+    ``initial_seed`` at pass 0); ``accumulators`` (entry_topic, log_theta): entries x K and
+    K."""
+    entry_word, entry_count = entries
+    word_topic_weights, alpha, digamma_alpha, digamma_alpha_sum = parameters
+    first_pass, n_passes, record_from, record_mode = plan
+    z, counts, state = chain
+    entry_topic, log_theta = accumulators
     n_entries = entry_word.size
     n_tokens = z.size
     n_topics = alpha.size
@@ -194,23 +191,26 @@ def document_passes(entry_word, entry_count, word_topic_weights, alpha, digamma_
                           counts, z, entry_topic, conditional)
         else:
             record_factorised(0, n_entries, 0, entry_word, entry_count, word_topic_weights,
-                               alpha, counts, z, entry_topic)
+                              alpha, counts, z, entry_topic)
         add_log_theta(log_theta, counts, alpha, digamma_alpha,
                       length_term(digamma_alpha_sum, alpha_sum, n_tokens), n_topics)
     state[0] = stream
 
 
 @njit(cache=True)
-def restricted_document_passes(topics, entry_word, entry_count, word_topic_weights, alpha,
-                                digamma_alpha, digamma_alpha_sum, initial_seed, first_pass,
-                                n_passes, record_from, record_mode, z, counts, state, entry_topic,
-                                log_theta):
+def restricted_document_passes(topics, entries, parameters, initial_seed, plan, chain,
+                               accumulators):
     """`document_passes` of a document restricted to the allowed ``topics`` (M of them): it
     gathers the document's view over those topics (weights entries x M, alpha, counts, z as
     positions in ``topics``), runs the same passes on it, and scatters the result back; the
-    forbidden topics get no count, no conditional mass and nothing in ``log_theta``.
-    ``digamma_alpha_sum`` is digamma of the allowed topics' alpha sum (theta_d is a Dirichlet
-    over them)."""
+    forbidden topics get no count, no conditional mass and nothing in ``log_theta``. The
+    digamma(sum alpha) of ``parameters`` is that of the allowed topics' alpha sum (theta_d is
+    a Dirichlet over them)."""
+    entry_word, entry_count = entries
+    word_topic_weights, alpha, digamma_alpha, digamma_alpha_sum = parameters
+    first_pass, _, _, _ = plan
+    z, counts, state = chain
+    entry_topic, log_theta = accumulators
     n_entries = entry_word.size
     n_allowed = topics.size
     local_weights = np.empty((n_entries, n_allowed))
@@ -236,10 +236,10 @@ def restricted_document_passes(topics, entry_word, entry_count, word_topic_weigh
             chunk_sums_row(local_weights[j], n_allowed, local_chunks[j])
         initial_sample(local_entries, entry_count, local_weights, local_chunks, initial_seed,
                        local_z)
-    document_passes(local_entries, entry_count, local_weights, local_alpha, local_digamma,
-                     digamma_alpha_sum, alpha_sum, initial_seed, first_pass, n_passes,
-                     record_from, record_mode, local_z, local_counts, state, local_entry_topic,
-                     local_log_theta)
+    document_passes((local_entries, entry_count),
+                    (local_weights, local_alpha, local_digamma, digamma_alpha_sum), alpha_sum,
+                    initial_seed, plan, (local_z, local_counts, state),
+                    (local_entry_topic, local_log_theta))
     for n in range(z.size):
         z[n] = topics[local_z[n]]
     for m in range(n_allowed):

@@ -13,31 +13,41 @@ from numba import njit, prange
 
 from ..random import advance, stream_seed, uniform_step
 from ..statistics import grouped
-from ..topic_mask import NO_MASK_PTR, NO_MASK_TOPICS, allowed_topics
-from .dense import NO_MASK_VALUES, document_passes, restricted_document_passes
+from ..topic_mask import allowed_topics
+from .bundles import DENSE, EVERY_TOPIC, MH, NO_VALUES, SPARSE, Sampler, plain
+from .dense import document_passes, restricted_document_passes
 from .draws import CHUNK, chunk_sums_row, sample_word_topic
 from .mh import mh_document_passes, mh_tables
 from .sparse import smoothing_total, smoothing_totals, sparse_document_passes
 from .thread_split import balanced_parts
 
 
-@njit(cache=True, parallel=True)
-def initial_samples(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights, alpha,
-                    seed, minibatch, first_document, mask_ptr, mask_topics, n_threads, z,
-                    smoothing):
+def initial_samples(layout, parameters, streams, mask, n_threads, z, smoothing=NO_VALUES):
     """Algorithm 2's initialisation z_n^0 ~ Mult(beta_{x_n} / sum_k beta_{x_n k}) of every
-    token of a minibatch whose document no topic mask restricts, into ``z``, and, if
-    ``smoothing`` (U) is not empty, the sparse kernel's `smoothing_total` of every word into it.
+    token of a minibatch (`MinibatchLayout`) whose document no topic mask (`AllowedTopics`)
+    restricts, into ``z``, with the weights and alpha of ``parameters`` (`GlobalParameters`)
+    and the streams of ``streams`` (`StreamKey`); and, if ``smoothing`` (U) is given, the
+    sparse kernel's `smoothing_total` of every word into it.
 
-    Word by word rather than document by document: each word's row of ``word_topic_weights``
-    is read once, while it is in cache, for its chunk sums (`chunk_sums_row`, into a scratch),
-    its smoothing total and the draws of all its tokens, instead of a U x ceil(K / 8) table of
-    chunk sums written first and each token reading two rows back from memory. The draws are
-    `draws.initial_sample`'s bit for bit: token n (layout order) of document d
-    takes the (n + 1)-th uniform of its stream, seeded from (seed, minibatch, first_document
-    + d), whatever order the tokens are drawn in (`kernels.random.advance`); each z_n depends
-    on its own uniform and word only, so the result is the same for any number of threads
+    Word by word rather than document by document: each word's row of weights is read once,
+    while it is in cache, for its chunk sums (`chunk_sums_row`, into a scratch), its smoothing
+    total and the draws of all its tokens, instead of a U x ceil(K / 8) table of chunk sums
+    written first and each token reading two rows back from memory. The draws are
+    `draws.initial_sample`'s bit for bit: token n (layout order) of document d takes the
+    (n + 1)-th uniform of its stream, seeded from (seed, minibatch, first_document + d),
+    whatever order the tokens are drawn in (`kernels.random.advance`); each z_n depends on its
+    own uniform and word only, so the result is the same for any number of threads
     (``n_threads`` parts of about equal entries)."""
+    _initial_samples(*plain(layout, parameters, streams, mask), n_threads, z, smoothing)
+
+
+@njit(cache=True, parallel=True)
+def _initial_samples(layout, parameters, streams, mask, n_threads, z, smoothing):
+    """`initial_samples`, its bundles plain tuples."""
+    doc_ptr, entry_word, entry_count, token_ptr = layout
+    word_topic_weights, alpha, _, _ = parameters
+    seed, minibatch, first_document = streams
+    mask_ptr, mask_topics, _ = mask
     n_words, n_topics = word_topic_weights.shape
     # Per entry: its first token (-1 in a restricted document) and the stream state before it.
     entry_token = np.empty(entry_word.size, dtype=np.int64)
@@ -73,59 +83,49 @@ def initial_samples(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weig
                     z[token + i] = sample_word_topic(weights, n_topics, running_sums, u)
 
 
-@njit(cache=True, parallel=True)
-def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights, alpha,
-                 digamma_alpha, digamma_alpha_sum, seed, minibatch, first_document,
-                 first_pass, n_passes, record_from, record_mode,
-                 token_topic, doc_topic_counts, rng_state, entry_topic, doc_log_theta,
-                 mask_ptr=NO_MASK_PTR, mask_topics=NO_MASK_TOPICS,
-                 mask_digamma_alpha_sum=NO_MASK_VALUES, sparse=False,
-                 entry_inverse=NO_MASK_VALUES, n_threads=0, mh_cycles=0, clear_rows=False,
-                 smoothing_out=NO_MASK_VALUES):
-    """Run Gibbs passes ``first_pass .. first_pass + n_passes - 1`` on every document, with the
-    sparse kernel if ``sparse`` (record_mode RECORD_CONDITIONALS or RECORD_SAMPLE), else the
-    dense one.
+def gibbs_sweeps(layout, parameters, streams, plan, chain, recording, mask=EVERY_TOPIC,
+                 sampler=Sampler(DENSE), n_threads=0):
+    """Run the passes of ``plan`` (`PassPlan`) on every document of a minibatch (`MinibatchLayout`)
+    with ``parameters`` (`GlobalParameters`), continuing ``chain`` (`ChainState`: seeded from
+    ``streams``, a `StreamKey`, at pass 0; kept between calls, so boosted G-OEM++ can change
+    beta and alpha between passes) and adding the recorded passes to ``recording``
+    (`Recording`).
 
-    State carried between calls (so boosted G-OEM++ can change beta and alpha between passes):
-    ``token_topic`` (tokens), ``doc_topic_counts`` (B x K, float64 counts n_dk), ``rng_state``
-    (B uint64 stream states, initialised when ``first_pass == 0`` from (seed, minibatch,
-    first_document + d)). Accumulators: ``entry_topic`` (entries x K) and ``doc_log_theta``
-    (B x K), see `dense`. ``digamma_alpha`` = digamma(alpha) and
-    ``digamma_alpha_sum`` = digamma(sum alpha); digamma(a + n) is then digamma(a) +
-    sum_{i<n} 1/(a + i), exact recurrence, O(N_d) per document. ``record_mode``: one of
-    RECORD_CONDITIONALS (factorised), RECORD_DENSE (the dense per-token reference, the same result
-    up to rounding) and RECORD_SAMPLE (hard counts of the sample).
-    ``mask_ptr``/``mask_topics``: allowed topics per document (`kernels.topic_mask`), with
-    ``mask_digamma_alpha_sum[d]`` = digamma of document d's allowed alpha sum; a restricted
-    document runs the dense `restricted_document_passes` with either kernel.
-    ``entry_inverse`` (entries, optional, sparse kernel): where S_j goes when the caller adds the
-    smoothing part of the conditionals itself (`sparse`); masked documents
-    still record their full conditionals in ``entry_topic``. ``n_threads``: the numba threads
-    running the call, over which the documents are dealt by their lengths (`thread_split`;
-    0: numba's own split); it never changes the results. ``mh_cycles`` > 0: the
-    Metropolis-Hastings chain with that many cycles per token and pass, whatever ``sparse``
-    (recorded like the sparse kernel, ``entry_inverse`` included). ``clear_rows``: zero each
-    document's rows of ``entry_topic`` just before its passes, for a caller whose array is not
-    zeroed yet (`np.empty`): each row is then written while its document's passes keep it in
-    cache, instead of the whole entries x K array zeroed beforehand (13 MB for 100
-    newsarticles documents at K = 100, evicted before the recorded passes read it back).
-    ``smoothing_out`` (U, optional, sparse kernel): where the call's smoothing totals s_w go,
-    for a caller that records a pass after it (`end_state`) with the same s_w.
+    ``sampler`` (`Sampler`): the kernel of the documents, dense (the reference), sparse or
+    Metropolis-Hastings (recorded like the sparse kernel). A document that ``mask``
+    (`AllowedTopics`) restricts runs the dense `restricted_document_passes` with any of them.
+    ``n_threads``: the numba threads running the call, over which the documents are dealt by
+    their lengths (`thread_split`; 0: numba's own split); it never changes the results.
     """
+    _gibbs_sweeps(*plain(layout, parameters, streams, plan, chain, recording, mask, sampler),
+                  n_threads)
+
+
+@njit(cache=True, parallel=True)
+def _gibbs_sweeps(layout, parameters, streams, plan, chain, recording, mask, sampler, n_threads):
+    """`gibbs_sweeps`, its bundles plain tuples."""
+    doc_ptr, entry_word, entry_count, token_ptr = layout
+    word_topic_weights, alpha, digamma_alpha, _ = parameters
+    seed, minibatch, first_document = streams
+    first_pass, _, _, _ = plan  # the documents' kernels run the passes themselves
+    token_topic, doc_topic_counts, rng_state = chain
+    entry_topic, doc_log_theta, entry_inverse, smoothing_out, clear_rows = recording
+    mask_ptr, mask_topics, mask_digamma_alpha_sum = mask
+    kind, mh_cycles = sampler
     n_topics = alpha.size
     # A plain loop: numba would turn alpha.sum() here into a parallel reduction whose rounding
     # depends on the thread count, and the model would then depend on it too.
     alpha_sum = 0.0
     for k in range(n_topics):
         alpha_sum += alpha[k]
-    mh = mh_cycles > 0
+    mh = kind == MH
+    sparse = kind == SPARSE
     sparse_recording = sparse or mh
     if first_pass == 0 and not mh:  # the MH chain draws its own initial sample
         smoothing_total = (smoothing_out if smoothing_out.size
                            else np.empty(word_topic_weights.shape[0] if sparse else 0))
-        initial_samples(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights, alpha,
-                        seed, minibatch, first_document, mask_ptr, mask_topics, n_threads,
-                        token_topic, smoothing_total)
+        _initial_samples(layout, parameters, streams, mask, n_threads, token_topic,
+                         smoothing_total)
     else:
         smoothing_total = (smoothing_totals(word_topic_weights, alpha) if sparse_recording
                            else np.empty(0))
@@ -146,35 +146,24 @@ def gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, word_topic_weights
             topics = allowed_topics(d, mask_ptr, mask_topics, n_topics)
             if clear_rows:
                 entry_topic[first_entry:last_entry] = 0.0
+            # The document's own entries, chain and accumulators.
+            entries = (entry_word[first_entry:last_entry], entry_count[first_entry:last_entry])
+            state = (token_topic[first_token:last_token], doc_topic_counts[d], rng_state[d:d + 1])
+            accumulators = (entry_topic[first_entry:last_entry], doc_log_theta[d])
             if topics.size:
                 restricted_document_passes(
-                    topics, entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
-                    word_topic_weights, alpha, digamma_alpha, mask_digamma_alpha_sum[d],
-                    initial_seed, first_pass, n_passes, record_from, record_mode,
-                    token_topic[first_token:last_token], doc_topic_counts[d], rng_state[d:d + 1],
-                    entry_topic[first_entry:last_entry], doc_log_theta[d])
+                    topics, entries,
+                    (word_topic_weights, alpha, digamma_alpha, mask_digamma_alpha_sum[d]),
+                    initial_seed, plan, state, accumulators)
             elif mh:
-                mh_document_passes(
-                    entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
-                    word_topic_weights, word_tables, alpha_table, smoothing_total, alpha,
-                    digamma_alpha, digamma_alpha_sum, alpha_sum, mh_cycles, initial_seed,
-                    first_pass, n_passes, record_from, record_mode,
-                    token_topic[first_token:last_token], doc_topic_counts[d],
-                    rng_state[d:d + 1], entry_topic[first_entry:last_entry], doc_log_theta[d],
-                    inverse_sums[first_entry:last_entry], add_smoothing)
+                mh_document_passes(entries, parameters, alpha_sum, smoothing_total,
+                                   (word_tables, alpha_table), mh_cycles, initial_seed, plan,
+                                   state, accumulators, inverse_sums[first_entry:last_entry],
+                                   add_smoothing)
             elif sparse:
-                sparse_document_passes(
-                    entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
-                    word_topic_weights, smoothing_total, alpha, digamma_alpha,
-                    digamma_alpha_sum, alpha_sum, initial_seed, first_pass, n_passes,
-                    record_from, record_mode, token_topic[first_token:last_token],
-                    doc_topic_counts[d], rng_state[d:d + 1],
-                    entry_topic[first_entry:last_entry], doc_log_theta[d],
-                    inverse_sums[first_entry:last_entry], add_smoothing)
+                sparse_document_passes(entries, parameters, alpha_sum, smoothing_total,
+                                       initial_seed, plan, state, accumulators,
+                                       inverse_sums[first_entry:last_entry], add_smoothing)
             else:
-                document_passes(
-                    entry_word[first_entry:last_entry], entry_count[first_entry:last_entry],
-                    word_topic_weights, alpha, digamma_alpha, digamma_alpha_sum, alpha_sum,
-                    initial_seed, first_pass, n_passes, record_from, record_mode,
-                    token_topic[first_token:last_token], doc_topic_counts[d], rng_state[d:d + 1],
-                    entry_topic[first_entry:last_entry], doc_log_theta[d])
+                document_passes(entries, parameters, alpha_sum, initial_seed, plan, state,
+                                accumulators)

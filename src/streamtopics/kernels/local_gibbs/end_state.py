@@ -33,10 +33,10 @@ import numpy as np
 from numba import njit, prange
 
 from ..statistics import column_sets
+from .bundles import NO_VALUES, plain
 from .dense import length_term
 
 NO_ENTRY_ROWS = np.zeros((0, 0))
-NO_ENTRY_INVERSE = np.zeros(0)
 
 
 @njit(cache=True, inline="always")
@@ -54,26 +54,34 @@ def _log_theta(row, counts, present, alpha, digamma_alpha, digamma_alpha_sum, al
         row[k] += digamma_alpha[k] - length
 
 
-@njit(cache=True, parallel=True)
-def end_state_statistics(doc_ptr, entry_word, entry_count, token_ptr, token_topic,
-                         doc_topic_counts, weights, alpha, smoothing_total, digamma_alpha,
-                         digamma_alpha_sum, out, log_theta, entry_rows=NO_ENTRY_ROWS,
-                         entry_inverse=NO_ENTRY_INVERSE):
+def end_state_statistics(layout, chain, parameters, smoothing_total, out, log_theta,
+                         entry_rows=NO_ENTRY_ROWS, entry_inverse=NO_VALUES):
     """The word rows (U x K, into ``out``, returned) and s2 per document (B x K, into
-    ``log_theta``, unless it has no rows) of one pass recorded from its end state (module
-    docstring); ``smoothing_total`` holds the pass's s_w per word (U). With
-    ``entry_rows`` (entries x K, zero on the present topics) and ``entry_inverse`` (entries,
-    zeros) given, also what the sparse kernel would have recorded there: each entry's present
-    part and S_j.
+    ``log_theta``, unless it has no rows) of one pass recorded from the state it left
+    (``chain``, a `ChainState`, of a minibatch laid out as ``layout``, a `MinibatchLayout`),
+    run with ``parameters`` (`GlobalParameters`) and the smoothing totals s_w
+    ``smoothing_total`` (U) (module docstring). With ``entry_rows`` (entries x K, zero on the
+    present topics) and ``entry_inverse`` (entries, zeros) given, also what the sparse kernel
+    would have recorded there: each entry's present part and S_j.
 
     Entry by entry in layout order, as the kernel records: first every entry's Z_n and S_j
     (in parallel over documents, with s2), then S_w and the smoothing rows, then the entries'
     present parts added to their words' rows in entry order (serial). The same result for any
     thread count. In a document with one topic present (after a few passes, most of them),
-    every token is of that topic, so an entry's
-    part there is one number, sum_n -beta_{w z_n} / Z_n, summed in token order with its S_j
-    (the kernel's order): the entries of such a document then add one value each, with no
-    loop over their tokens."""
+    every token is of that topic, so an entry's part there is one number, sum_n
+    -beta_{w z_n} / Z_n, summed in token order with its S_j (the kernel's order): the entries
+    of such a document then add one value each, with no loop over their tokens."""
+    return _end_state_statistics(*plain(layout, chain, parameters), smoothing_total, out,
+                                 log_theta, entry_rows, entry_inverse)
+
+
+@njit(cache=True, parallel=True)
+def _end_state_statistics(layout, chain, parameters, smoothing_total, out, log_theta,
+                          entry_rows, entry_inverse):
+    """`end_state_statistics`, its bundles plain tuples."""
+    doc_ptr, entry_word, entry_count, token_ptr = layout
+    token_topic, doc_topic_counts, _ = chain
+    weights, alpha, digamma_alpha, digamma_alpha_sum = parameters
     n_words, n_topics = weights.shape
     n_docs = doc_ptr.size - 1
     present_ptr, present = column_sets(doc_topic_counts > 0.0)  # ascending per document

@@ -45,16 +45,19 @@ import numpy as np
 from numba import njit
 
 from ..random import next_uniform, random_permutation, stream_seed
+from .bundles import plain
 from .dense import add_log_theta, length_term, record_factorised
 from .draws import CHUNK, sample_topic, sample_word_topic, word_chunk_sums
 
 
 @njit(cache=True)
-def _record_opened(entry_word, entry_count, weights, alpha, n_topics, opened_alpha, eta, n_words,
-                   n_opened, counts, opened_word_counts, opened_totals, z, entry_topic,
+def _record_opened(entries, weights, alpha, growth, opened, n_opened, counts, z, entry_topic,
                    entry_new, conditional):
     """Add p(z_n = k | z^t_-n) over the T global and ``n_opened`` opened topics for every token
     of one document (dense, one vector per token)."""
+    entry_word, entry_count = entries
+    n_topics, eta, n_words, _, _ = growth
+    _, opened_alpha, opened_word_counts, opened_totals = opened
     token = 0
     for j in range(entry_word.size):
         w = entry_word[j]
@@ -91,12 +94,15 @@ def _initialise_document(entry_word, token_entry, weights, word_chunks, n_topics
 
 
 @njit(cache=True)
-def _document_pass(entry_word, token_entry, weights, alpha, n_topics, eta, n_words,
-                   stick_concentration, capacity, state, z, counts, order, shared, opened_alpha,
-                   opened_word_counts, opened_totals, probabilities, chunk_sums):
-    """One Gibbs pass over the tokens of one document (module docstring). ``shared`` = [topics
-    opened so far in the minibatch, the rest a_*], updated in place with the opened topics'
-    ``opened_alpha`` and word counts."""
+def _document_pass(entry_word, token_entry, weights, alpha, growth, opened, state, z, counts,
+                   order, scratch):
+    """One Gibbs pass over the tokens of one document (module docstring). ``opened`` =
+    (shared, opened_alpha, opened_word_counts, opened_totals): the minibatch's opened topics,
+    updated in place, ``shared`` = [topics opened so far in the minibatch, the rest a_*];
+    ``scratch``: (probabilities, chunk_sums) of `sample_topic`."""
+    n_topics, eta, n_words, stick_concentration, capacity = growth
+    shared, opened_alpha, opened_word_counts, opened_totals = opened
+    probabilities, chunk_sums = scratch
     n_tokens = z.size
     has_rest = alpha.size > n_topics
     random_permutation(state, n_tokens, order)
@@ -120,7 +126,7 @@ def _document_pass(entry_word, token_entry, weights, alpha, n_topics, eta, n_wor
             probabilities[used] = shared[1] * weights[w, n_topics]
             used += 1
         k = sample_topic(probabilities, chunk_sums, (used + CHUNK - 1) // CHUNK,
-                          next_uniform(state))
+                         next_uniform(state))
         if k == n_topics + n_opened:  # a new topic: split the rest of the stick
             stick = 1.0 - (1.0 - next_uniform(state)) ** (1.0 / stick_concentration)
             opened_alpha[n_opened] = stick * shared[1]
@@ -134,18 +140,22 @@ def _document_pass(entry_word, token_entry, weights, alpha, n_topics, eta, n_wor
 
 
 @njit(cache=True)
-def _record_document(entry_word, entry_count, weights, alpha, n_topics, digamma_alpha,
-                     digamma_alpha_sum, alpha_sum, eta, n_words, z, counts, n_opened,
-                     opened_alpha, opened_word_counts, opened_totals, entry_topic, entry_new,
-                     log_theta, recorded_counts, conditional):
-    """What a recorded pass adds for one document: its tokens' conditionals, s2 of the global
-    topics, and its counts of every topic."""
+def _record_document(entries, parameters, alpha_sum, growth, opened, chain, accumulators,
+                     conditional):
+    """What a recorded pass adds for one document (``chain``: its tokens' topics and its
+    counts): its tokens' conditionals, s2 of the global topics, and its counts of every topic
+    (``accumulators``: entry_topic, entry_new, log_theta, recorded_counts)."""
+    entry_word, entry_count = entries
+    weights, alpha, digamma_alpha, digamma_alpha_sum = parameters
+    n_topics = growth[0]
+    n_opened = int(opened[0][0])
+    z, counts = chain
+    entry_topic, entry_new, log_theta, recorded_counts = accumulators
     if n_opened == 0:
         record_factorised(0, entry_word.size, 0, entry_word, entry_count, weights,
-                           np.ascontiguousarray(alpha[:n_topics]), counts, z, entry_topic)
+                          np.ascontiguousarray(alpha[:n_topics]), counts, z, entry_topic)
     else:
-        _record_opened(entry_word, entry_count, weights, alpha, n_topics, opened_alpha, eta,
-                       n_words, n_opened, counts, opened_word_counts, opened_totals, z,
+        _record_opened(entries, weights, alpha, growth, opened, n_opened, counts, z,
                        entry_topic, entry_new, conditional)
     add_log_theta(log_theta, counts, alpha, digamma_alpha,
                   length_term(digamma_alpha_sum, alpha_sum, z.size), n_topics)
@@ -153,23 +163,33 @@ def _record_document(entry_word, entry_count, weights, alpha, n_topics, digamma_
         recorded_counts[k] = counts[k]
 
 
-@njit(cache=True)
-def hdp_gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, weights, alpha, n_topics,
-                     digamma_alpha, digamma_alpha_sum, eta, n_words, stick_concentration,
-                     capacity, seed, minibatch, first_document, n_passes, record_from,
-                     token_topic, entry_topic, entry_new, doc_log_theta, doc_counts,
-                     opened_alpha):
-    """``n_passes`` passes over the minibatch, each a pass over every document in turn (a
-    collapsed Gibbs sampler of the opened topics over the whole minibatch), every document with
-    its random stream (seed, minibatch, first_document + d) as `driver.gibbs_sweeps`;
-    returns M, the number of topics opened.
+def hdp_gibbs_sweeps(layout, parameters, growth, streams, n_passes, record_from, outputs):
+    """``n_passes`` passes over the minibatch (`MinibatchLayout`), each a pass over every
+    document in turn (a collapsed Gibbs sampler of the opened topics over the whole
+    minibatch), every document with its random stream (``streams``, a `StreamKey`) as
+    `driver.gibbs_sweeps`, the passes from ``record_from`` on recorded; returns M, the number
+    of topics opened.
 
-    ``weights`` U x (T + 1) (column T: the new-topic weight of each word; unused without a
-    rest), ``alpha`` T + 1 (or T: no rest, no growth), ``capacity``: most topics the minibatch
-    may open. Outputs: ``token_topic`` (tokens; opened topics numbered T, T + 1, ... in order of
+    ``parameters`` (`GlobalParameters`): weights U x (T + 1) (column T: the new-topic weight
+    of each word; unused without a rest), alpha T + 1 (or T: no rest, no growth), their
+    digammas. ``growth`` (`TopicGrowth`): T, the opened topics' eta, V, the stick
+    concentration, and the capacity (the most topics the minibatch may open). ``outputs``
+    (`HDPOutputs`): ``token_topic`` (tokens; opened topics numbered T, T + 1, ... in order of
     opening), ``entry_topic`` (entries x T), ``entry_new`` (entries x capacity),
     ``doc_log_theta`` (B x T), ``doc_counts`` (B x R x (T + capacity): n_dk^t of every topic in
     each recorded pass), ``opened_alpha`` (capacity: the stick split at each opening)."""
+    return _hdp_gibbs_sweeps(*plain(layout, parameters, growth, streams), n_passes, record_from,
+                             tuple(outputs))
+
+
+@njit(cache=True)
+def _hdp_gibbs_sweeps(layout, parameters, growth, streams, n_passes, record_from, outputs):
+    """`hdp_gibbs_sweeps`, its bundles plain tuples."""
+    doc_ptr, entry_word, entry_count, token_ptr = layout
+    weights, alpha, _, _ = parameters
+    n_topics, _, _, _, capacity = growth
+    seed, minibatch, first_document = streams
+    token_topic, entry_topic, entry_new, doc_log_theta, doc_counts, opened_alpha = outputs
     n_docs = doc_ptr.size - 1
     alpha_sum = 0.0  # a plain loop, as gibbs_sweeps
     for k in range(alpha.size):
@@ -178,6 +198,7 @@ def hdp_gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, weights, alpha
     opened_totals = np.zeros(capacity)
     shared = np.zeros(2)
     shared[1] = alpha[n_topics] if alpha.size > n_topics else 0.0
+    opened = (shared, opened_alpha, opened_word_counts, opened_totals)
     slots = n_topics + capacity + 1
     probabilities = np.zeros(((slots + CHUNK - 1) // CHUNK) * CHUNK)
     chunk_sums = np.empty((slots + CHUNK - 1) // CHUNK)
@@ -202,20 +223,20 @@ def hdp_gibbs_sweeps(doc_ptr, entry_word, entry_count, token_ptr, weights, alpha
         for d in range(n_docs):
             entries = entry_word[doc_ptr[d]:doc_ptr[d + 1]]
             tokens = slice(token_ptr[d], token_ptr[d + 1])
-            _document_pass(entries, token_entry[tokens], weights, alpha, n_topics, eta, n_words,
-                           stick_concentration, capacity, states[d], token_topic[tokens],
-                           counts[d], order[tokens], shared, opened_alpha, opened_word_counts,
-                           opened_totals, probabilities, chunk_sums)
+            _document_pass(entries, token_entry[tokens], weights, alpha, growth, opened,
+                           states[d], token_topic[tokens], counts[d], order[tokens],
+                           (probabilities, chunk_sums))
         if t < record_from:
             continue
         for d in range(n_docs):
             first_entry, last_entry = doc_ptr[d], doc_ptr[d + 1]
-            _record_document(entry_word[first_entry:last_entry],
-                             entry_count[first_entry:last_entry], weights, alpha, n_topics,
-                             digamma_alpha, digamma_alpha_sum, alpha_sum, eta, n_words,
-                             token_topic[token_ptr[d]:token_ptr[d + 1]], counts[d],
-                             int(shared[0]), opened_alpha, opened_word_counts, opened_totals,
-                             entry_topic[first_entry:last_entry],
-                             entry_new[first_entry:last_entry], doc_log_theta[d],
-                             doc_counts[d, t - record_from], conditional)
+            tokens = slice(token_ptr[d], token_ptr[d + 1])
+            _record_document((entry_word[first_entry:last_entry],
+                              entry_count[first_entry:last_entry]),
+                             parameters, alpha_sum, growth, opened,
+                             (token_topic[tokens], counts[d]),
+                             (entry_topic[first_entry:last_entry],
+                              entry_new[first_entry:last_entry], doc_log_theta[d],
+                              doc_counts[d, t - record_from]),
+                             conditional)
     return int(shared[0])

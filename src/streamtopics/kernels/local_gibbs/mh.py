@@ -48,7 +48,8 @@ import numpy as np
 from numba import njit, prange
 
 from ..random import next_uniform, random_permutation
-from .dense import RECORD_SAMPLE, add_log_theta, length_term, record_sample
+from .bundles import RECORD_SAMPLE
+from .dense import add_log_theta, length_term, record_sample
 from .sparse import add_smoothing_part, record_present_part
 
 DEFAULT_CYCLES = 2
@@ -143,13 +144,17 @@ def mh_token(weights, s, n, proposals, z, counts, alpha_table, alpha, alpha_sum,
 
 
 @njit(cache=True)
-def mh_document_passes(entry_word, entry_count, word_topic_weights, word_tables, alpha_table,
-                       smoothing_total, alpha, digamma_alpha, digamma_alpha_sum, alpha_sum, cycles,
-                       initial_seed, first_pass, n_passes, record_from, record_mode, z, counts,
-                       state, entry_topic, log_theta, inverse_sums, add_smoothing):
-    """`sparse.sparse_document_passes` (same arguments, state and
-    accumulators: ``smoothing_total`` its sum_k beta_wk alpha_k per word) with ``cycles`` MH
-    cycles per token instead of an exact draw, and the alias tables of `mh_tables`."""
+def mh_document_passes(entries, parameters, alpha_sum, smoothing_total, tables, cycles,
+                       initial_seed, plan, chain, accumulators, inverse_sums, add_smoothing):
+    """`sparse.sparse_document_passes` (the same arguments, state and accumulators) with
+    ``cycles`` MH cycles per token instead of an exact draw, and the alias tables (word
+    tables, alpha table) of `mh_tables`."""
+    entry_word, entry_count = entries
+    word_topic_weights, alpha, digamma_alpha, digamma_alpha_sum = parameters
+    word_tables, alpha_table = tables
+    first_pass, n_passes, record_from, record_mode = plan
+    z, counts, state = chain
+    entry_topic, log_theta = accumulators
     n_entries = entry_word.size
     n_tokens = z.size
     n_topics = alpha.size

@@ -47,8 +47,8 @@ import numpy as np
 from numba import njit, prange
 
 from ..random import advance, permute, shuffle_step, uniform_step
-from .dense import (RECORD_CONDITIONALS, RECORD_SAMPLE, length_term, record_sample, start_chain,
-                    token_words)
+from .bundles import RECORD_CONDITIONALS, RECORD_SAMPLE
+from .dense import length_term, record_sample, start_chain, token_words
 
 # "No index" for the token loop's unsigned ``pending`` and ``removed`` (`document_bucket`).
 NO_INDEX = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -156,12 +156,12 @@ def sample_two_buckets(weights, present, present_counts, n_present, prefix, smoo
 
 
 @njit(cache=True)
-def sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothing_total, alpha,
-                            digamma_alpha, digamma_alpha_sum, alpha_sum, initial_seed,
-                            first_pass, n_passes, record_from, record_mode, z, counts, state,
-                            entry_topic, log_theta, inverse_sums, add_smoothing):
-    """`dense.document_passes` with the two-bucket sampler (module docstring):
-    the same initial sample (in ``z`` at pass 0), scan orders, one uniform per token.
+def sparse_document_passes(entries, parameters, alpha_sum, smoothing_total, initial_seed, plan,
+                           chain, accumulators, inverse_sums, add_smoothing):
+    """`dense.document_passes` (the same arguments) with the two-bucket sampler (module
+    docstring): the same initial sample (in ``z`` at pass 0), scan orders, one uniform per
+    token. ``smoothing_total``: s_w per word (U); ``inverse_sums``: S_j per entry, summed over
+    the recorded passes, whose smoothing part is added here at the end if ``add_smoothing``.
 
     The present topics are an ascending list (``present``; ``position[k]`` its index or -1)
     with their counts alongside, so the draws depend on the set of present topics only, not on
@@ -170,16 +170,21 @@ def sparse_document_passes(entry_word, entry_count, word_topic_weights, smoothin
     Two things make the token loop fast, both keeping every double: the draw's +1 is not
     stored at the just-drawn index but folded into the next token's `document_bucket`
     (``pending``), and so is the resampled token's -1 (``removed``), which stores every count
-    back at fixed addresses, so the next token's loads
-    need not wait on a store whose address is the draw itself (as the dense kernel's pass
-    loop); and the draw's bookkeeping is `count_draw` written out: called in the token loop,
-    that helper cost numba reference counts on its four array arguments per token (eight NRT
-    calls). Within a call, each pass also shuffles the next pass's scan order, one
-    Fisher-Yates step per token (`kernels.random.shuffle_step`), from the stream state the
-    next pass's `permute` would start from (`kernels.random.advance`): the same orders and
-    stream, with the shuffle's integer work beside the draws' floating-point chain instead of
-    in a loop of its own. The token loop's indices are unsigned (``np.uint64``; `NO_INDEX` for
-    none), so numba emits no wrap-around of negative indices."""
+    back at fixed addresses, so the next token's loads need not wait on a store whose address
+    is the draw itself (as the dense kernel's pass loop); and the draw's bookkeeping is
+    `count_draw` written out: called in the token loop, that helper would cost numba
+    reference counts on its four array arguments per token. Within a call, each pass also
+    shuffles the next pass's scan order, one Fisher-Yates step per token
+    (`kernels.random.shuffle_step`), from the stream state the next pass's `permute` would
+    start from (`kernels.random.advance`): the same orders and stream, with the shuffle's
+    integer work beside the draws' floating-point chain instead of in a loop of its own. The
+    token loop's indices are unsigned (``np.uint64``; `NO_INDEX` for none), so numba emits no
+    wrap-around of negative indices."""
+    entry_word, entry_count = entries
+    word_topic_weights, alpha, digamma_alpha, digamma_alpha_sum = parameters
+    first_pass, n_passes, record_from, record_mode = plan
+    z, counts, state = chain
+    entry_topic, log_theta = accumulators
     n_entries = entry_word.size
     n_topics = alpha.size
     stream = start_chain(initial_seed, z, counts) if first_pass == 0 else state[0]
