@@ -212,6 +212,7 @@ def test_advancing_pass_by_pass_equals_one_run(sampler):
     for _ in range(10):
         stepped.advance(weights, alpha, 1)
     assert stepped.n_recorded == whole.n_recorded == 2
+    assert whole.boosted is None and stepped.boosted is not None  # one call keeps no pass state
     np.testing.assert_array_equal(stepped.token_topic, whole.token_topic)
     np.testing.assert_allclose(stepped.statistics().word_topic, whole.statistics().word_topic, rtol=1e-14)
     np.testing.assert_allclose(stepped.statistics().log_theta, whole.statistics().log_theta, rtol=1e-14)

@@ -16,28 +16,25 @@ same way: (E[n_dk] + alpha_k) / (N_d + sum alpha), E[n_dk] the averaged conditio
 
 Boosted use (G-OEM++, section 3.3) calls `GibbsRun.advance` one pass at a time with the updated
 parameters; before the recorded window the current estimate is that of the latest pass alone
-(a single recorded sample), inside the window it is the average over the window so far.
+(a single recorded sample), inside the window it is the average over the window so far. What
+such a run keeps between its calls is its `BoostedPasses`; a run that takes its passes in one
+call has none.
 
 ``last_sample=True`` is the local step of streaming Gibbs sampling (SGS, Gao et al. 2016; Dupuy
 & Bach 2016, section 5): only the last pass is recorded (R = 1), and s1 counts the sampled
 assignments themselves (hard counts, 1 for z_n^P) instead of the full conditionals, so the
 statistics carry the noise of a single sample; s2 is that of the same sample.
 
-Two per-document kernels run the chain, under one driver (`kernels.local_gibbs`): the dense
-one (`kernels.local_gibbs.dense`, O(K) per token, the reference) and the sparse one
-(`kernels.local_gibbs.sparse`, O(topics in the document) per token plus per-word tables built
-once per call). Both sample equation 5 exactly, but a uniform
-maps to a topic differently, so the two chains differ (statistically equivalent;
-tests/test_gibbs_estep_sparse.py). ``sampler="auto"`` (the default) runs the sparse kernel at
-every K: since both pass loops were rewritten (issue 12) it is the faster one from K = 5 up
-(1.14-1.29x the dense one at K = 5, 10 and 20 on debian and newsarticles, 1.5-1.6x at K = 100,
-held-out scores equal within noise: bench/results/sparse_estep_small_k.md, sparse_estep.md).
-
-``sampler="mh"`` runs a Metropolis-Hastings chain instead (`kernels.local_gibbs.mh`, LightLDA's
-word and document proposals, ``mh_cycles`` cycles per token and pass, O(1) per token and step):
-the same stationary distribution and the same recorded conditionals, but a chain that mixes
-more slowly per pass (tests/test_gibbs_estep_mh.py; docs/methods.md for its speed and held-out
-score); opt-in only, "auto" never picks it.
+The chain runs in the kernels of `kernels.local_gibbs`: the dense one (O(K) per token, the
+reference) or the sparse one (O(topics in the document) per token plus per-word totals built
+once per call). Both sample equation 5 exactly, but a uniform maps to a topic differently, so
+the two chains differ (statistically equivalent; tests/test_gibbs_estep_sparse.py).
+``sampler="auto"`` (the default) runs the sparse kernel at every K, where it is the faster of
+the two with held-out scores equal within noise (docs/performance.md). ``sampler="mh"`` runs a
+Metropolis-Hastings chain instead (LightLDA's word and document proposals, ``mh_cycles`` cycles
+per token and pass, O(1) per token and step): the same stationary distribution and the same
+recorded conditionals, but a chain that mixes more slowly per pass
+(tests/test_gibbs_estep_mh.py); opt-in only, "auto" never picks it.
 
 A minibatch with a ``topic_mask`` (Labeled LDA) restricts each document's chain to its allowed
 topics: s1 gets mass only there, s2 is E[log theta_k] under theta_d ~ Dirichlet over the allowed
@@ -58,8 +55,9 @@ from ..kernels.local_gibbs import (DEFAULT_CYCLES, DENSE, EVERY_TOPIC, MH, NO_VA
                                    AllowedTopics, ChainState, GlobalParameters, PassPlan,
                                    Recording, Sampler, StreamKey, end_state_statistics,
                                    gibbs_sweeps)
-from ..kernels.statistics import (add_scaled_rows, clear_sets, column_sets, group_sums,
-                                  has_empty_row, scaled_rows, tree_block_totals)
+from ..kernels.statistics import (clear_sets, column_sets, group_sums, has_empty_row,
+                                  tree_block_totals)
+from .gibbs_boosted import BoostedPasses, digammas, word_smoothing
 from .minibatch import Minibatch
 from .stats import MinibatchStats
 from .topic_mask import kernel_mask
@@ -150,36 +148,32 @@ class GibbsRun:
         self.rng_state = np.zeros(batch.n_documents, dtype=np.uint64)
         self.chain = ChainState(self.token_topic, self.doc_topic_counts, self.rng_state)
         # Zeroed by the first call that records into it, document by document, by the kernel
-        # (`gibbs_sweeps` clear_rows): a boosted step's first call records nothing (its burn-in
+        # (`Recording.clear_rows`): a boosted step's first call records nothing (its burn-in
         # passes are recorded after them), and the rows stay cold until its window.
         self.entry_topic = np.empty((batch.n_entries, n_topics))
         self.rows_zeroed = False
         self.doc_log_theta = np.zeros((batch.n_documents, n_topics))
         self.alpha = None
-        # (alpha's bytes, digamma(alpha), digamma(sum alpha)) of the latest call (`_digammas`).
-        self.digammas = (b"", None, 0.0)
         # Sparse kernel, recorded conditionals: the smoothing part beta_wk alpha_k S_j is added
-        # here, per call that recorded passes (weights, alpha, S_j per entry), and per word;
-        # the first ``smoothed`` calls are in ``word_smoothing`` (built when asked for).
+        # here, per call that recorded passes (weights, alpha, S_j per entry), and per word.
         self.smoothing_calls: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        self.word_smoothing, self.smoothed = None, 0
         # Topics each document's rows of entry_topic may be non-zero on (B x K), or None when
         # not known (every topic). A call of the sparse kernel or MH chain that records one
         # pass, its last, writes only the topics present in the document at its end: a
-        # boosted step's calls (`_touched_rows`).
+        # boosted step's calls, or a run recording one pass (`_touched_rows`).
         self.touched = np.zeros((batch.n_documents, n_topics), dtype=bool)
-        # A burn-in pass recorded alone by the sparse kernel is recorded after it, from the
-        # state it leaves (`kernels.local_gibbs.end_state`): its (weights, alpha, the kernel's smoothing
-        # totals s_w, digamma(alpha), digamma(sum alpha)) until then, else None
-        # (`_record_pending`).
-        self.pending = None
-        # The word rows `word_statistics` builds, written into one U x K array per run.
-        self.rows_buffer = None
+        # Created by the first call that stops before the last pass.
+        self.boosted: BoostedPasses | None = None
 
     @property
     def window_start(self) -> int:
         """0-based index of the first recorded pass."""
         return self.estimator.passes - self.estimator.recorded_passes
+
+    @property
+    def pending(self):
+        """The burn-in pass recorded after it and not yet (`BoostedPasses.pending`), or None."""
+        return None if self.boosted is None else self.boosted.pending
 
     def advance(self, weights: np.ndarray, alpha: np.ndarray, n_passes: int) -> None:
         """Run ``n_passes`` more passes with word weights ``weights`` (U x K, the minibatch's
@@ -189,6 +183,8 @@ class GibbsRun:
         last = first + n_passes
         if n_passes < 1 or last > self.estimator.passes:
             raise ValueError(f"cannot run passes {first}..{last - 1} of {self.estimator.passes}")
+        if self.boosted is None and last < self.estimator.passes:
+            self.boosted = BoostedPasses()
         if last <= self.window_start:
             record_from, reset = last - 1, True
         else:
@@ -202,12 +198,14 @@ class GibbsRun:
                 self.doc_log_theta[:] = 0.0
             self.touched = np.zeros(self.doc_topic_counts.shape, dtype=bool)
             self.n_recorded = 0
-            self.smoothing_calls, self.word_smoothing, self.smoothed = [], None, 0
-            self.pending = None
+            self.smoothing_calls = []
+            if self.boosted is not None:
+                self.boosted.restart()
         sparse = self.estimator.uses_sparse
         # A burn-in pass recorded alone (a boosted step's, section 3.3), by the sparse kernel:
-        # recorded after the call, word by word, from the state it leaves (`kernels.local_gibbs.end_state`;
-        # the same doubles), when its statistics are asked for.
+        # recorded after the call, word by word, from the state it leaves
+        # (`kernels.local_gibbs.end_state`; the same doubles), when its statistics are asked
+        # for.
         sampler = self.estimator.kernel_sampler
         after_pass = (last <= self.window_start and sampler.kind == SPARSE
                       and batch.topic_mask is None
@@ -219,7 +217,8 @@ class GibbsRun:
             *kernel_mask(batch.topic_mask, batch.n_documents, alpha.size),
             digamma(self._doc_alpha(alpha).sum(axis=1)))
         weights = local_word_weights(weights)
-        parameters = GlobalParameters(weights, alpha, *self._digammas(alpha))
+        parameters = GlobalParameters(weights, alpha, *(
+            digammas(alpha) if self.boosted is None else self.boosted.digammas(alpha)))
         recorded = last - max(first, record_from)
         # The sparse kernel's recorded conditionals leave their smoothing part to this driver.
         deferred = sparse and self.estimator.record_mode == RECORD_CONDITIONALS
@@ -247,34 +246,17 @@ class GibbsRun:
             else:
                 self.touched = None
         if after_pass:
-            self.pending = (parameters, smoothing)
+            self.boosted.pending = (parameters, smoothing)
             recorded = 1
         self.n_recorded += recorded
         self.passes_done = last
         self.alpha = alpha
 
-    def _digammas(self, alpha: np.ndarray) -> tuple[np.ndarray, float]:
-        """digamma(alpha) and digamma(sum alpha), those of the latest call while alpha has
-        not changed (a boosted step's passes: scipy's two calls cost ~15 us a pass, their
-        data cold after the kernels)."""
-        key = alpha.tobytes()
-        if key != self.digammas[0]:
-            self.digammas = (key, digamma(alpha), float(digamma(alpha.sum())))
-        return self.digammas[1:]
-
     def _word_smoothing(self) -> np.ndarray:
-        """The smoothing part of the recorded conditionals, beta_wk alpha_k S_j (sparse
-        kernel, `kernels.local_gibbs.sparse`), per word: O(U K) per call instead of
-        O(entries K), the calls added in order (those not added yet)."""
-        batch = self.batch
-        for weights, alpha, inverse in self.smoothing_calls[self.smoothed:]:
-            scale = np.bincount(batch.entry_word, inverse, minlength=batch.words.size)
-            if self.word_smoothing is None:
-                self.word_smoothing = scaled_rows(scale, weights, alpha)
-            else:
-                add_scaled_rows(self.word_smoothing, scale, weights, alpha)
-        self.smoothed = len(self.smoothing_calls)
-        return self.word_smoothing
+        """`word_smoothing` of the recorded calls (kept from call to call by a boosted run)."""
+        if self.boosted is None:
+            return word_smoothing(self.batch, self.smoothing_calls)
+        return self.boosted.smoothing(self.batch, self.smoothing_calls)
 
     def _touched_sets(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``touched`` as column sets of `kernels.statistics.group_sums`: (the set of each
@@ -302,7 +284,8 @@ class GibbsRun:
             np.copyto(rows, self._word_smoothing())  # the next call adds to it
         else:  # the next call starts afresh: hand the rows over (rebuilt if asked again)
             rows = self._word_smoothing()
-            self.word_smoothing, self.smoothed = None, 0
+            if self.boosted is not None:
+                self.boosted.drop_smoothing()
         return group_sums(self.entry_topic, batch.entry_word, rows, float(self.n_recorded),
                           *self._touched_sets())
 
@@ -311,8 +294,8 @@ class GibbsRun:
                         rows: np.ndarray | None = None) -> np.ndarray:
         """The word rows of the pending pass (into ``rows`` if given), and its s2 into
         ``doc_log_theta`` (unless it has no rows), computed from the state it left
-        (`kernels.local_gibbs.end_state`), and what the kernel would have recorded into ``entry_rows`` and
-        ``entry_inverse`` when given."""
+        (`kernels.local_gibbs.end_state`), and what the kernel would have recorded into
+        ``entry_rows`` and ``entry_inverse`` when given."""
         parameters, smoothing = self.pending
         return end_state_statistics(self.batch.layout, self.chain, parameters, smoothing,
                                     self._rows_array(rows), doc_log_theta, entry_rows,
@@ -331,7 +314,7 @@ class GibbsRun:
         parameters = self.pending[0]
         self.smoothing_calls = [(parameters.weights, parameters.alpha, inverse)]
         self.touched = self.doc_topic_counts > 0.0
-        self.pending = None
+        self.boosted.pending = None
 
     def _entry_totals(self) -> np.ndarray:
         """The recorded conditionals summed over the recorded passes, per entry (entries x K)."""
@@ -365,13 +348,14 @@ class GibbsRun:
         """`statistics` with s1 alone (s2 NaN): what a boosted step's passes before its last
         one blend (`engine.OnlineEM`); a pending pass's s2 is then not computed. Its word
         rows are valid until the next `word_statistics`: the rows it builds are written into
-        one U x K array of the run's (``rows_buffer``), whose memory stays in cache from pass
-        to pass; a new array per pass came at a new address each time (G-OEM++ on
-        newsarticles: the end-state statistics ~20 -> ~15 ms per minibatch). The engine may
-        blend into them (``scratch``)."""
-        if self.rows_buffer is None:
-            self.rows_buffer = self._rows_array(None)
-        return self._statistics(NO_ROWS, self.rows_buffer)
+        one U x K array of the run's (`BoostedPasses.rows_buffer`), whose memory stays in
+        cache from pass to pass, where a new array per pass would come at a new address each
+        time. The engine may blend into them (``scratch``)."""
+        if self.boosted is None:
+            return self._statistics(NO_ROWS)
+        if self.boosted.rows_buffer is None:
+            self.boosted.rows_buffer = self._rows_array(None)
+        return self._statistics(NO_ROWS, self.boosted.rows_buffer)
 
     def _statistics(self, doc_log_theta: np.ndarray,
                     rows: np.ndarray | None = None) -> MinibatchStats:
