@@ -35,11 +35,15 @@ evenly) barely moved, and Minka's fixed point reads them as a huge alpha; with r
 first minibatch's first pass alone sets it (alpha ~ 50 on an alpha ~ 0.3 corpus). Since alpha
 enters every document's gamma = alpha + sum_n zeta_n (eq. 12), an alpha much larger than
 N_d / K keeps the next passes' posteriors near uniform, which confirms it: V-OEM++ stayed at
-mean alpha ~ 200 (issue 11, item 4). Topics have no such one-to-one feedback on the local
+mean alpha ~ 200. Topics have no such one-to-one feedback on the local
 state, and boosting them is what section 3.3 gains from. So s2 reaches the model from the last
-pass alone, and the passes before it may leave it out: a run's optional ``word_statistics()``
-gives their s1 with s2 NaN (their blended s2 is never read, the next pass blending from
-s_{i-1} again), which spares V-OEM++ B x (K + 1) digammas per pass.
+pass alone, and the passes before it may leave it out: a run that is a
+`inference.parts.WordStatistics` gives their s1 with s2 NaN (their blended s2 is never read,
+the next pass blending from s_{i-1} again), which spares V-OEM++ B x (K + 1) digammas per
+pass.
+
+`OnlineEM` refuses parts whose capability declarations are malformed when it is made (and an
+E-step map when it is given one: `inference.parts.check_local_estimator`, `check_estep_map`).
 
 Polyak-Ruppert averaging (``averaging=True``) reports eta_bar_N = (1/N) sum_{i=1..N} eta_i
 (Algorithm 1, output) while the loop itself runs on the iterates eta_i.
@@ -72,6 +76,7 @@ from .inference.backends import plan_chunks
 from .inference.estep_chunks import ChunkTask, chunk_tasks, minibatch_statistics, run_chunk
 from .inference.minibatch import Minibatch
 from .inference.parts import (AlphaUpdate, EStepMap, LocalEstimator, Parameterisation, StepSize,
+                              WordStatistics, check_estep_map, check_local_estimator, fallback,
                               serial_map)
 from .inference.stats import (IterateAverage, MinibatchStats, SufficientStats,
                               stats_from_state_arrays, stats_state_arrays)
@@ -115,6 +120,7 @@ class OnlineEM:
                  alpha_update: AlphaUpdate, *, boosted: bool = False, averaging: bool = False,
                  seed: int = 0, estep_map: EStepMap = serial_map, topic_selection=None,
                  local_update=None):
+        check_local_estimator(local)
         self.local = local
         self.topic_selection = topic_selection
         self.local_update = local_update
@@ -129,6 +135,17 @@ class OnlineEM:
         self.alpha: np.ndarray | None = None
         self.average: IterateAverage | None = None
         self.step = 0
+
+    @property
+    def estep_map(self) -> EStepMap:
+        """How a step maps its chunks (`inference.parts.EStepMap`; a `Backend` also says how
+        finely to cut a minibatch)."""
+        return self._estep_map
+
+    @estep_map.setter
+    def estep_map(self, estep_map: EStepMap) -> None:
+        check_estep_map(estep_map)
+        self._estep_map = estep_map
 
     # --- state ---------------------------------------------------------------------------------
     def initialize(self, beta: np.ndarray, alpha: np.ndarray, document_length: float) -> None:
@@ -288,7 +305,11 @@ class OnlineEM:
         # pass, about a fifth of G-OEM++'s time on newsarticles.)
         weights = np.empty((words.size, self.n_topics))
         # s2 of the passes before the last may be left out (module docstring).
-        word_statistics = getattr(run, "word_statistics", run.statistics)
+        if isinstance(run, WordStatistics):
+            word_statistics = run.word_statistics
+        else:
+            word_statistics = run.statistics
+            fallback(run, WordStatistics, "every boosted pass blends statistics(), s2 included")
         for p in range(self.local.passes):
             run.advance(self.parameters.word_weights(latest, index, out=weights), self.alpha, 1)
             statistics = run.statistics() if p == self.local.passes - 1 else word_statistics()

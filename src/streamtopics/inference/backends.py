@@ -1,8 +1,8 @@
 """Where the E-step's chunks run: here (serial), on threads, or on a Dask cluster.
 
 A backend is an `EStepMap` (``backend(function, chunks)`` yields ``function(chunk)`` for every
-chunk, in order) that also says how finely to cut a minibatch: ``workers`` (how many chunks it
-can run at once) and ``chunk_documents`` (None: `BACKEND_CHUNKS_PER_WORKER` chunks per worker;
+chunk, in order) that also says how finely to cut a minibatch (`parts.Backend`): ``workers``
+(how many chunks it can run at once) and ``chunk_documents`` (None: `BACKEND_CHUNKS_PER_WORKER` chunks per worker;
 else a fixed size, `BLOCK_DOCUMENTS` times a power of two). The chunks' statistics are merged
 along a tree fixed by the minibatch alone (`inference.estep_chunks`), so every backend, worker
 count and chunk size trains the same model, bit for bit.
@@ -29,8 +29,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
-from .estep_chunks import (BLOCK_DOCUMENTS, chunk_bounds, fixed_chunk_bounds,
-                           independent_documents, run_with_shared, tree_merge)
+from .estep_chunks import (BLOCK_DOCUMENTS, chunk_bounds, fixed_chunk_bounds, run_with_shared,
+                           tree_merge)
+from .parts import Backend, independent_documents
 
 BACKENDS = ("serial", "threads", "dask")
 """The names ``OnlineLDA(backend=...)`` takes (or a `distributed.Client`, or a backend)."""
@@ -55,15 +56,14 @@ its own; docs/distributed.md says what to set there).
 - MALLOC_TRIM_THRESHOLD_ unset in the worker processes: Dask sets it to 65536 by default, which
   also turns off glibc's adaptive mmap threshold: every array over 128 kB is then a fresh mmap,
   touched page by page and unmapped on free. The E-step allocates and frees such arrays per
-  block, and took 2.3x the CPU of the same chunk in the client process (320,000 page faults a
-  chunk of 6,400 documents, K = 50, against 9,000). Unset, glibc keeps freed memory for reuse.
+  block, so a worker would spend much of a chunk in page faults that the client process does
+  not take. Unset, glibc keeps freed memory for reuse.
 - The housekeeping every worker, nanny and the scheduler run beside the tasks, made rarer: the
   workers' statistical profiler (a stack sample every 10 ms), the memory monitor (every
-  100 ms), the system monitor (500 ms) and the event loops' tick monitor (20 ms). On two vCPUs
-  shared by the client, the scheduler and two workers they took a step of 102,400 documents
-  from 4.5-4.7 s to 4.0-4.6 s, and the client's own CPU from 0.25-0.33 s to 0.18 s a step
-  (bench/distributed.py's synthetic stream, alternating runs). Lost with them: the dashboard's
-  profile page and a slower reaction to a worker over its memory limit (1 s)."""
+  100 ms), the system monitor (500 ms) and the event loops' tick monitor (20 ms). On a few
+  cores shared by the client, the scheduler and the workers, their default rates take CPU
+  from the steps and from the client. Lost with them: the dashboard's profile page and a
+  slower reaction to a worker over its memory limit (1 s)."""
 
 
 @dataclass
@@ -189,9 +189,8 @@ class DaskBackend:
         Placement (`plan_placement`): consecutive chunks go to the same worker, each worker
         a share of them by its threads, so the tree's lowest merges need no transfer and the
         workers get equal work. Left to itself, Dask puts every chunk where the weights they
-        depend on were computed, and work stealing moved only some of them away: one worker
-        of two often ran three chunks of four (measured: 10.4 against 6.3 CPU seconds over two
-        steps). The pins are loose (``allow_other_workers``): a lost worker's chunks run
+        depend on were computed, and work stealing moves only some of them away: one worker
+        of two often runs three chunks of four. The pins are loose (``allow_other_workers``): a lost worker's chunks run
         elsewhere."""
         chunks = list(chunks)
         client, futures = self.client, []
@@ -277,14 +276,15 @@ def is_dask_client(value) -> bool:
 
 @dataclass(frozen=True)
 class BackendObject:
-    """Validation constraint (`streamtopics.validation`): a `distributed.Client`, or a backend:
-    an `EStepMap` that says its ``workers`` (those of this module, or a user's wrapper)."""
+    """Validation constraint (`streamtopics.validation`): a `distributed.Client`, or a
+    `parts.Backend` (those of this module, or a user's wrapper)."""
 
     def accepts(self, value, parameters) -> bool:
-        return is_dask_client(value) or (callable(value) and hasattr(value, "workers"))
+        return is_dask_client(value) or isinstance(value, Backend)
 
     def __str__(self) -> str:
-        return "a distributed.Client or a backend (an EStepMap with workers)"
+        return ("a distributed.Client or a backend (an EStepMap with workers and "
+                "chunk_documents: streamtopics.inference.parts.Backend)")
 
 
 def resolve_backend(spec):
@@ -312,17 +312,17 @@ def resolve_backend(spec):
 
 
 def plan_chunks(n_documents: int, backend, local) -> list[tuple[int, int]]:
-    """(start, stop) of the chunks ``backend`` runs a minibatch of ``n_documents`` in: its fixed
-    ``chunk_documents``, else `BACKEND_CHUNKS_PER_WORKER` per worker (one for a plain map, or
-    when the ``local`` estimator's documents are not independent)."""
-    if not independent_documents(local):
+    """(start, stop) of the chunks ``backend`` runs a minibatch of ``n_documents`` in: a
+    `parts.Backend`'s fixed ``chunk_documents``, else `BACKEND_CHUNKS_PER_WORKER` per worker
+    (one for a plain map, or when the ``local`` estimator's documents are not independent)."""
+    if not independent_documents(local) or not isinstance(backend, Backend):
         return [(0, n_documents)]
-    fixed = getattr(backend, "chunk_documents", None)
-    if fixed is not None:
-        return fixed_chunk_bounds(n_documents, fixed)
-    workers = getattr(backend, "workers", 1)
+    if backend.chunk_documents is not None:
+        return fixed_chunk_bounds(n_documents, backend.chunk_documents)
+    workers = backend.workers
     return chunk_bounds(n_documents, 1 if workers == 1 else BACKEND_CHUNKS_PER_WORKER * workers)
 
 
-__all__ = ["BACKENDS", "BLOCK_DOCUMENTS", "BackendObject", "DaskBackend", "SerialBackend", "ThreadBackend",
-           "Transfer", "is_dask_client", "plan_chunks", "plan_placement", "resolve_backend"]
+__all__ = ["BACKENDS", "BLOCK_DOCUMENTS", "BackendObject", "DaskBackend", "SerialBackend",
+           "ThreadBackend", "Transfer", "is_dask_client", "plan_chunks", "plan_placement",
+           "resolve_backend"]

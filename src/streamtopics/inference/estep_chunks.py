@@ -37,7 +37,8 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from .minibatch import Minibatch
-from .parts import LocalEstimator
+from .parts import (BlockStatistics, LocalEstimator, MapReduce, RunsBlocks, fallback,
+                    independent_documents, runs_blocks_at_once)
 from .stats import MinibatchStats
 
 BLOCK_DOCUMENTS = 100
@@ -45,13 +46,6 @@ BLOCK_DOCUMENTS = 100
 RUN_BLOCKS = 16
 """At most this many blocks in one local run, for estimators that run several at once: a
 power of two (an aligned subtree), bounding a run's memory (its entries x K arrays)."""
-
-
-def independent_documents(local: LocalEstimator) -> bool:
-    """Whether ``local``'s documents are independent given the global parameters (LDA's local
-    steps); a local step that shares state across a minibatch's documents (HDP's opened topics)
-    says ``independent_documents = False`` and runs each minibatch as one block."""
-    return getattr(local, "independent_documents", True)
 
 
 def merge_statistics(left: MinibatchStats, right: MinibatchStats) -> MinibatchStats:
@@ -151,24 +145,32 @@ def run_chunk(task: ChunkTask) -> MinibatchStats:
     function of its argument alone, so any worker process can run it.
 
     A local estimator whose runs can sum their documents block by block themselves
-    (``runs_blocks_at_once``, the Gibbs estimator's `block_statistics`) runs up to
-    `RUN_BLOCKS` blocks at once, an aligned subtree of the tree, so the sums are the same: one
-    kernel call deals their documents over all the threads, and no block's statistics are
-    built."""
-    batch = task.batch
+    (`parts.RunsBlocks`, the Gibbs estimator's) runs up to `RUN_BLOCKS` blocks at once, an
+    aligned subtree of the tree, so the sums are the same: one kernel call deals their documents
+    over all the threads, and no block's statistics are built. A minibatch whose documents
+    share state (`parts.SharedDocumentState`) is one block."""
+    batch, local = task.batch, task.local
     words = batch.words if task.weight_words is None else task.weight_words
-    size = BLOCK_DOCUMENTS if independent_documents(task.local) else batch.n_documents
-    together = RUN_BLOCKS if getattr(task.local, "runs_blocks_at_once", False) else 1
+    size = BLOCK_DOCUMENTS if independent_documents(local) else batch.n_documents
+    together = RUN_BLOCKS if runs_blocks_at_once(local) else 1
+    if together == 1 and batch.n_documents > size:
+        fallback(local, RunsBlocks, f"a run per block of {size} documents")
 
     def runs():
         for start in range(0, batch.n_documents, together * size):
             part = batch.documents(start, min(start + together * size, batch.n_documents))
             rows = task.weights if part.words is words else task.weights[
                 np.searchsorted(words, part.words)]
-            run = task.local.begin(part, task.n_topics, task.seed, task.step)
-            run.advance(rows, task.alpha, task.local.passes)
-            yield run.statistics() if part.n_documents <= size else run.block_statistics(
-                size, tree_merge)
+            run = local.begin(part, task.n_topics, task.seed, task.step)
+            run.advance(rows, task.alpha, local.passes)
+            if part.n_documents <= size:
+                yield run.statistics()
+            elif isinstance(run, BlockStatistics):
+                yield run.block_statistics(size, tree_merge)
+            else:
+                raise TypeError(f"{type(local).__name__} declares runs_blocks_at_once, but its "
+                                f"run {type(run).__name__} has no block_statistics(size, tree) "
+                                f"(parts.BlockStatistics)")
 
     return tree_merge(runs())
 
@@ -212,9 +214,7 @@ EStepMapper = Callable[[Callable[[ChunkTask], MinibatchStats], Iterable[ChunkTas
 def minibatch_statistics(tasks: list[ChunkTask], estep_map: EStepMapper) -> MinibatchStats:
     """The minibatch's statistics from its chunks' (aligned runs of blocks, in order), mapped by
     ``estep_map`` and merged along the top of the fixed tree: by the backend's own
-    ``map_reduce(function, chunks, merge)`` when it has one (Dask: merged on the workers),
-    else here."""
-    map_reduce = getattr(estep_map, "map_reduce", None)
-    if map_reduce is not None:
-        return map_reduce(run_chunk, tasks, merge_statistics)
+    ``map_reduce`` when it is a `parts.MapReduce` (Dask: merged on the workers), else here."""
+    if isinstance(estep_map, MapReduce):
+        return estep_map.map_reduce(run_chunk, tasks, merge_statistics)
     return tree_merge(list(estep_map(run_chunk, tasks)))

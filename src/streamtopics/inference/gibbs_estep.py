@@ -95,7 +95,7 @@ class GibbsEstimator:
     mh_cycles: int = DEFAULT_CYCLES
 
     name = "gibbs"
-    # One run may cover several blocks of a chunk (`GibbsRun.block_statistics`).
+    # One run may cover several blocks of a chunk (`parts.RunsBlocks`).
     runs_blocks_at_once = True
 
     @property

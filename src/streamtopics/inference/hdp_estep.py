@@ -75,7 +75,8 @@ class HDPGibbsEstimator:
     statistic: str = "log-proportions"
 
     name = "gibbs-hdp"
-    independent_documents = False  # opened topics are shared within a minibatch (spec G3)
+    # Opened topics are shared within a minibatch (spec G3; `parts.SharedDocumentState`).
+    independent_documents = False
 
     @property
     def recorded_passes(self) -> int:

@@ -15,11 +15,29 @@ of five parts (`inference.presets` names the choices of the first four):
 A new model reuses the parts it shares with LDA and brings the others (docs/architecture.md).
 Each protocol below carries a toy implementation in its doctest, small enough to read at once
 and run through the real engine; `tests/test_parts.py` runs them and checks that every
-registered part satisfies its protocol.
+registered part satisfies its protocol. Over 450 lines because of these toys: each is the
+shortest complete example of its protocol.
+
+Besides what every part must do, the engine's fast paths ask for optional capabilities, each a
+protocol too, asked with ``isinstance``:
+
+| capability | of | what it gives | without it |
+|---|---|---|---|
+| `WordStatistics` | a `LocalRun` | s1 alone after a boosted step's passes but the last | `statistics()` every pass |
+| `BlockStatistics` + `RunsBlocks` | a run, its estimator | one run over many blocks of a chunk | a run per block |
+| `SharedDocumentState` | a `LocalEstimator` | documents coupled within a minibatch (HDP) | documents independent |
+| `Backend` | an `EStepMap` | its workers and chunk size | one chunk per minibatch |
+| `MapReduce` | an `EStepMap` | the chunks' statistics merged where they ran | merged here |
+
+`check_local_estimator` and `check_estep_map` (when an engine is made, and when it is given a
+map) refuse a part whose declarations are malformed, naming what is wrong; a part that lacks a
+capability runs the fallback, and the first time a run takes it `fallback` logs so, once per
+process and class of part (INFO, logger ``streamtopics.inference.parts``).
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Callable, Iterable, Iterator, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
@@ -232,3 +250,219 @@ def serial_map(function: Callable[[Item], Result], chunks: Iterable[Item]) -> It
     """The default `EStepMap`: each chunk in this process, in order, one at a time (memory
     bounded by the largest chunk)."""
     return map(function, chunks)
+
+
+# --- optional capabilities (module docstring) --------------------------------------------------
+@runtime_checkable
+class WordStatistics(Protocol):
+    """A `LocalRun` that gives the statistics of its latest pass with s1 alone:
+    ``word_statistics()``, a `MinibatchStats` whose ``log_theta`` is NaN. A boosted step blends
+    every pass but its last with them (`engine.OnlineEM`: s2 reaches the model from the last
+    pass alone), which spares the run its s2; ``scratch=True`` on them says that the blend may
+    overwrite their word rows (the run reads them no more). Without it, every pass blends
+    ``statistics()``.
+
+    A toy run (s1: every token to topic 0) whose engine asks for s1 alone before its last pass:
+
+    >>> from streamtopics.engine import OnlineEM
+    >>> from streamtopics.inference.alpha_updates import Fixed
+    >>> from streamtopics.inference.global_parameters import PointEstimate
+    >>> from streamtopics.inference.schedules import Constant
+    >>> class TopicZeroRun:
+    ...     def __init__(self, batch):
+    ...         self.batch, self.asked = batch, []
+    ...     def advance(self, weights, alpha, n_passes): pass
+    ...     def _statistics(self, log_theta):
+    ...         b = self.batch
+    ...         rows = b.word_totals(np.outer(b.entry_count, [1.0, 0.0]))
+    ...         return MinibatchStats(b.words, rows, log_theta, b.n_documents, b.n_words)
+    ...     def statistics(self):
+    ...         self.asked.append("statistics")
+    ...         return self._statistics(np.zeros(2))
+    ...     def word_statistics(self):
+    ...         self.asked.append("word_statistics")
+    ...         return self._statistics(np.full(2, np.nan))
+    ...     def doc_topic(self): return np.tile([1.0, 0.0], (self.batch.n_documents, 1))
+    >>> class TopicZero:
+    ...     passes = 3
+    ...     def begin(self, batch, n_topics, seed, minibatch_index):
+    ...         self.run = TopicZeroRun(batch)
+    ...         return self.run
+    >>> local = TopicZero()
+    >>> engine = OnlineEM(local, PointEstimate(0.0), Constant(1.0), Fixed(), boosted=True)
+    >>> engine.initialize(np.full((2, 2), 0.5), np.ones(2), 3.0)
+    >>> report = engine.partial_fit(Minibatch.from_counts(np.array([[1, 2]])))
+    >>> isinstance(local.run, WordStatistics), local.run.asked
+    (True, ['word_statistics', 'word_statistics', 'statistics'])
+    """
+
+    def word_statistics(self) -> MinibatchStats: ...
+
+
+@runtime_checkable
+class BlockStatistics(Protocol):
+    """A `LocalRun` over several blocks of a chunk that gives their statistics as one run per
+    block would, merged along the fixed tree: ``block_statistics(size, tree)``, its documents
+    cut in blocks of ``size`` and the blocks' statistics merged by ``tree``
+    (`estep_chunks.tree_merge`). See `RunsBlocks`."""
+
+    def block_statistics(self, size: int, tree: Callable) -> MinibatchStats: ...
+
+
+@runtime_checkable
+class RunsBlocks(Protocol):
+    """A `LocalEstimator` that declares ``runs_blocks_at_once = True``: one of its runs may
+    cover up to `estep_chunks.RUN_BLOCKS` blocks of a chunk (one kernel call, its documents
+    dealt over all the threads at once), its runs being `BlockStatistics`, so the sums are
+    those of a run per block. Without the declaration (or with False), a chunk runs a run per
+    block.
+
+    A toy estimator whose runs count every token to topic 0, block by block:
+
+    >>> from streamtopics.inference.estep_chunks import ChunkTask, run_chunk
+    >>> def topic_zero(batch):
+    ...     rows = batch.word_totals(np.outer(batch.entry_count, [1.0, 0.0]))
+    ...     return MinibatchStats(batch.words, rows, np.zeros(2), batch.n_documents,
+    ...                           batch.n_words)
+    >>> class BlocksRun:
+    ...     def __init__(self, batch): self.batch = batch
+    ...     def advance(self, weights, alpha, n_passes): pass
+    ...     def statistics(self): return topic_zero(self.batch)
+    ...     def block_statistics(self, size, tree):
+    ...         b = self.batch
+    ...         return tree([topic_zero(b.documents(start, min(start + size, b.n_documents)))
+    ...                      for start in range(0, b.n_documents, size)])
+    ...     def doc_topic(self): return np.tile([1.0, 0.0], (self.batch.n_documents, 1))
+    >>> class Blocks:
+    ...     passes, runs_blocks_at_once, run_sizes = 1, True, []
+    ...     def begin(self, batch, n_topics, seed, minibatch_index):
+    ...         self.run_sizes.append(batch.n_documents)
+    ...         return BlocksRun(batch)
+    >>> batch = Minibatch.from_counts(np.ones((250, 3), dtype=int))   # three blocks
+    >>> local = Blocks()
+    >>> isinstance(local, RunsBlocks), isinstance(local.begin(batch, 2, 0, 0), BlockStatistics)
+    (True, True)
+    >>> statistics = run_chunk(ChunkTask(local, batch, np.ones((3, 2)), np.ones(2), 2, 0, 1))
+    >>> local.run_sizes[1:], statistics.word_topic[:, 0]                # one run, 250 tokens a word
+    ([250], array([250., 250., 250.]))
+    """
+
+    runs_blocks_at_once: bool
+
+
+@runtime_checkable
+class SharedDocumentState(Protocol):
+    """A `LocalEstimator` whose documents share state within a minibatch (HDP's opened topics)
+    declares ``independent_documents = False``: each minibatch then runs as one block, in one
+    chunk (`estep_chunks.run_chunk`, `backends.plan_chunks`). Without the declaration (or with
+    True), documents are independent given the global parameters (LDA's local steps) and a
+    minibatch is cut in blocks and chunks.
+
+    >>> class OpensTopics:
+    ...     passes, independent_documents = 20, False
+    ...     def begin(self, batch, n_topics, seed, minibatch_index): ...
+    >>> isinstance(OpensTopics(), SharedDocumentState), independent_documents(OpensTopics())
+    (True, False)
+    """
+
+    independent_documents: bool
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """An `EStepMap` that says how finely to cut a minibatch: ``workers`` (how many chunks it
+    runs at once) and ``chunk_documents`` (None: two chunks per worker; else a fixed size,
+    `estep_chunks.BLOCK_DOCUMENTS` times a power of two). The backends of `inference.backends`
+    are ones; a plain map runs each minibatch as one chunk.
+
+    >>> class TwoThreads:
+    ...     workers, chunk_documents = 2, None
+    ...     def __call__(self, function, chunks): return map(function, chunks)
+    >>> isinstance(TwoThreads(), Backend), isinstance(serial_map, Backend)
+    (True, False)
+    """
+
+    workers: int
+    chunk_documents: int | None
+
+    def __call__(self, function: Callable[[Item], Result],
+                 chunks: Iterable[Item]) -> Iterator[Result]: ...
+
+
+@runtime_checkable
+class MapReduce(Protocol):
+    """An `EStepMap` that merges the chunks' results where they were computed:
+    ``map_reduce(function, chunks, merge)``, ``merge`` of ``function(chunk)`` over the chunks
+    along the fixed tree (`estep_chunks.tree_merge`), returned merged (Dask merges them on the
+    workers). Without it, the results come back one by one and are merged here.
+
+    >>> from streamtopics.inference.estep_chunks import tree_merge
+    >>> class MergesHere:
+    ...     def __call__(self, function, chunks): return map(function, chunks)
+    ...     def map_reduce(self, function, chunks, merge):
+    ...         return tree_merge(map(function, chunks), merge)
+    >>> isinstance(MergesHere(), MapReduce), MergesHere().map_reduce(abs, [-1, 2, -3], max)
+    (True, 3)
+    """
+
+    def map_reduce(self, function: Callable[[Item], Result], chunks: Iterable[Item],
+                   merge: Callable[[Result, Result], Result]) -> Result: ...
+
+
+def runs_blocks_at_once(local: LocalEstimator) -> bool:
+    """Whether ``local`` declares `RunsBlocks`."""
+    return isinstance(local, RunsBlocks) and local.runs_blocks_at_once
+
+
+def independent_documents(local: LocalEstimator) -> bool:
+    """Whether ``local``'s documents are independent given the global parameters (it does not
+    declare `SharedDocumentState`)."""
+    return not isinstance(local, SharedDocumentState) or local.independent_documents
+
+
+def _declared(part, name: str, kinds: tuple, what: str) -> None:
+    """Refuse ``part`` unless its declared ``name`` is one of ``kinds``."""
+    value = getattr(part, name)
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        raise TypeError(f"{type(part).__name__} declares {name} = {value!r}: it must be {what}")
+
+
+def check_local_estimator(local) -> None:
+    """Refuse ``local`` unless it is a `LocalEstimator` whose capability declarations
+    (`RunsBlocks`, `SharedDocumentState`) are booleans, naming what is wrong."""
+    if not isinstance(local, LocalEstimator):
+        lacks = [name for name in ("passes", "begin") if not hasattr(local, name)]
+        raise TypeError(f"{type(local).__name__} is not a LocalEstimator: it lacks "
+                        f"{' and '.join(lacks) or 'a callable begin'}")
+    if isinstance(local, RunsBlocks):
+        _declared(local, "runs_blocks_at_once", (bool,), "True or False (RunsBlocks)")
+    if isinstance(local, SharedDocumentState):
+        _declared(local, "independent_documents", (bool,), "True or False (SharedDocumentState)")
+
+
+def check_estep_map(estep_map) -> None:
+    """Refuse ``estep_map`` unless it is an `EStepMap` whose `Backend` declarations, if any,
+    are a number of workers and a chunk size (None or a positive number of documents)."""
+    if not isinstance(estep_map, EStepMap):
+        raise TypeError(f"{type(estep_map).__name__} is not an EStepMap (a callable "
+                        f"map(function, chunks))")
+    if isinstance(estep_map, Backend) and estep_map.chunk_documents is not None:
+        _declared(estep_map, "chunk_documents", (int,), "None or a number of documents "
+                  "(Backend)")
+        if estep_map.chunk_documents < 1:
+            raise ValueError(f"{type(estep_map).__name__} declares chunk_documents = "
+                             f"{estep_map.chunk_documents}: it must be positive")
+
+
+_logger = logging.getLogger(__name__)
+_TOLD: set[tuple[type, type]] = set()
+
+
+def fallback(part, capability: type, instead: str) -> None:
+    """Log, once per process and class of ``part``, that it lacks ``capability`` and what runs
+    ``instead`` (INFO, logger ``streamtopics.inference.parts``)."""
+    key = (type(part), capability)
+    if key not in _TOLD:
+        _TOLD.add(key)
+        _logger.info("%s is not a %s (streamtopics.inference.parts): %s", type(part).__name__,
+                     capability.__name__, instead)
