@@ -17,7 +17,7 @@ from streamtopics.inference.global_parameters import PointEstimate
 from streamtopics.inference.minibatch import Minibatch
 from streamtopics.inference.presets import (ALPHA_UPDATES, GLOBAL_PARAMETERS, LOCAL_ESTIMATORS,
                                             PRESETS, STEP_SIZES, PartSettings, build_parts)
-from streamtopics.inference.schedules import Constant
+from streamtopics.inference.step_sizes import Constant
 from streamtopics.inference.stats import MinibatchStats
 
 pytestmark = pytest.mark.usefixtures("one_thread")

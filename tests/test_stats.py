@@ -9,7 +9,7 @@ from streamtopics.inference.gibbs_estep import GibbsEstimator
 from streamtopics.inference.variational_estep import VariationalEstimator
 from streamtopics.inference.global_parameters import PointEstimate
 from streamtopics.inference.minibatch import Minibatch
-from streamtopics.inference.schedules import Incremental, PolynomialDecay
+from streamtopics.inference.step_sizes import Incremental, PolynomialDecay
 from streamtopics.inference.stats import IterateAverage, MinibatchStats, SufficientStats
 from streamtopics.kernels.statistics import merge_sorted_rows
 

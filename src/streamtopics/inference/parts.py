@@ -80,7 +80,7 @@ class LocalEstimator(Protocol):
     >>> from streamtopics.engine import OnlineEM
     >>> from streamtopics.inference.alpha_updates import Fixed
     >>> from streamtopics.inference.global_parameters import PointEstimate
-    >>> from streamtopics.inference.schedules import Constant
+    >>> from streamtopics.inference.step_sizes import Constant
     >>> class UniformThetaRun:
     ...     def __init__(self, batch, n_topics):
     ...         self.batch, self.entry_topic = batch, np.zeros((batch.n_entries, n_topics))
@@ -267,7 +267,7 @@ class WordStatistics(Protocol):
     >>> from streamtopics.engine import OnlineEM
     >>> from streamtopics.inference.alpha_updates import Fixed
     >>> from streamtopics.inference.global_parameters import PointEstimate
-    >>> from streamtopics.inference.schedules import Constant
+    >>> from streamtopics.inference.step_sizes import Constant
     >>> class TopicZeroRun:
     ...     def __init__(self, batch):
     ...         self.batch, self.asked = batch, []

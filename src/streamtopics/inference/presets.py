@@ -48,7 +48,7 @@ from .global_parameters import PointEstimate, VariationalDirichlet
 from .langevin import LangevinTopics
 from ..validation import ParameterError
 from .parts import AlphaUpdate, LocalEstimator, Parameterisation, StepSize
-from .schedules import Constant, Incremental, PolynomialDecay
+from .step_sizes import Constant, Incremental, PolynomialDecay
 
 
 # The paper's settings (Dupuy & Bach 2016, section 5.1: P = 20 local passes, rho_i = i^-1/2):
