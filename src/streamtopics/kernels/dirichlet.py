@@ -5,7 +5,7 @@ method, their sum, the residual and the slope of the outer iteration.
 The arithmetic is that of a NumPy form, operation for operation (tests/test_alpha_updates.py):
 SciPy's digamma (`kernels.special.scipy_digamma`), whose equations define alpha, the trigamma
 of `kernels.special.trigamma` for Newton's derivatives (they only steer the steps; SciPy's
-zeta(2, x) took about 95% of the M-step's time, and replacing it moved alpha by ulps), NumPy's
+zeta(2, x) would be most of the M-step's work, and replacing it moves alpha by ulps), NumPy's
 pairwise sums (`pairwise_sum`), elementwise steps in the same order, the same stopping rule
 over all K values.
 
@@ -18,8 +18,8 @@ on while one is not close: the same T and the same iterates for any thread count
 
 digamma(x) and trigamma(x) of each value are memoised at the last x they were evaluated at
 (``memo``, K x 3: x, digamma(x), trigamma(x); `memoised`), which the caller keeps across the
-calls of one fixed point: a value that Newton's method has settled exactly (x_T = x_{T-1}, about
-two thirds of them at K = 100) needs neither again, not for the outer slope (psi'(alpha_k))
+calls of one fixed point: a value that Newton's method has settled exactly (x_T = x_{T-1}, most
+of them) needs neither again, not for the outer slope (psi'(alpha_k))
 nor for the first step of the next value of sum(alpha), which starts from it. A pure function's
 cache: the same doubles as evaluating them each time.
 """

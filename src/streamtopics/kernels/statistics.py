@@ -33,7 +33,7 @@ def blend_rows(raw, source, words, word_topic, n_documents, coefficient, column_
 
     In place (``source`` is ``raw``, a plain step's blend) a row is read and written through
     one view: through two, LLVM's run-time overlap check fails (they are the same memory) and
-    the loop runs unvectorised, about 3x slower. In place, the rows of the words
+    the loop runs unvectorised. In place, the rows of the words
     ``ROWS_AHEAD`` ahead are prefetched (`kernels.prefetch`): in a fit they come cold from
     memory. (From other rows, a boosted pass's, both are the minibatch's own contiguous rows,
     read in order.)"""

@@ -42,7 +42,7 @@ def record_factorised(first_entry, last_entry, first_token, entry_word, entry_co
     With m_k = n_dk^t + alpha_k and c_w = sum_k beta_wk m_k, the conditional of token n (word w,
     topic z_n) is beta_wk (m_k - [z_n = k]) / Z_n with Z_n = c_w - beta_{w z_n}. Summed over the
     tokens of an entry: beta_wk m_k sum_n 1/Z_n - sum_n [z_n = k] beta_wk / Z_n, i.e. one dense
-    K-vector update per distinct word plus one scalar per token (DESIGN.md, performance notes).
+    K-vector update per distinct word plus one scalar per token (docs/performance.md).
     """
     n_topics = alpha.size
     token = first_token
