@@ -147,6 +147,9 @@ class GibbsRun:
         self.doc_topic_counts = np.zeros((batch.n_documents, n_topics))
         self.rng_state = np.zeros(batch.n_documents, dtype=np.uint64)
         self.chain = ChainState(self.token_topic, self.doc_topic_counts, self.rng_state)
+        self.layout = batch.layout
+        self.streams = StreamKey(self.seed, self.minibatch_index, batch.first_document)
+        self.sampler = estimator.kernel_sampler
         # Zeroed by the first call that records into it, document by document, by the kernel
         # (`Recording.clear_rows`): a boosted step's first call records nothing (its burn-in
         # passes are recorded after them), and the rows stay cold until its window.
@@ -206,8 +209,7 @@ class GibbsRun:
         # recorded after the call, word by word, from the state it leaves
         # (`kernels.local_gibbs.end_state`; the same doubles), when its statistics are asked
         # for.
-        sampler = self.estimator.kernel_sampler
-        after_pass = (last <= self.window_start and sampler.kind == SPARSE
+        after_pass = (last <= self.window_start and self.sampler.kind == SPARSE
                       and batch.topic_mask is None
                       and self.estimator.record_mode == RECORD_CONDITIONALS)
         if after_pass:
@@ -230,13 +232,12 @@ class GibbsRun:
             inverse = np.zeros(batch.n_entries)
         clear_rows = recorded > 0 and not self.rows_zeroed
         smoothing = np.empty(batch.words.size) if after_pass else NO_VALUES
-        gibbs_sweeps(batch.layout, parameters,
-                     StreamKey(self.seed, self.minibatch_index, batch.first_document),
+        gibbs_sweeps(self.layout, parameters, self.streams,
                      PassPlan(first, n_passes, record_from, self.estimator.record_mode),
                      self.chain,
                      Recording(self.entry_topic, self.doc_log_theta, inverse, smoothing,
                                clear_rows),
-                     mask, sampler, numba.get_num_threads())
+                     mask, self.sampler, numba.get_num_threads())
         self.rows_zeroed |= clear_rows
         if deferred and recorded:
             self.smoothing_calls.append((weights, alpha, inverse))
@@ -297,7 +298,7 @@ class GibbsRun:
         (`kernels.local_gibbs.end_state`), and what the kernel would have recorded into
         ``entry_rows`` and ``entry_inverse`` when given."""
         parameters, smoothing = self.pending
-        return end_state_statistics(self.batch.layout, self.chain, parameters, smoothing,
+        return end_state_statistics(self.layout, self.chain, parameters, smoothing,
                                     self._rows_array(rows), doc_log_theta, entry_rows,
                                     entry_inverse)
 

@@ -102,7 +102,6 @@ sample, the recorded conditionals of the global and of the opened topics, s2 of 
 topics, every topic's counts in each recorded pass, the stick split at each opening."""
 
 
-def plain(*bundles) -> tuple:
-    """``bundles`` as the compiled kernels take them: each named tuple a plain tuple (module
-    docstring), anything else as it is."""
-    return tuple(tuple(bundle) if isinstance(bundle, tuple) else bundle for bundle in bundles)
+def plain(*bundles) -> list:
+    """``bundles`` as the compiled kernels take them: plain tuples (module docstring)."""
+    return [*map(tuple, bundles)]

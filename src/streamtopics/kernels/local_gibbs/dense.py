@@ -140,6 +140,36 @@ def start_chain(initial_seed, z, counts):
     return advance(initial_seed, z.size)
 
 
+@njit(cache=True)
+def _pass(order, token_word, word_topic_weights, alpha, z, counts, probabilities, chunk_sums,
+          stream):
+    """One pass over a document's tokens in ``order`` (``token_word``: the word of each),
+    resampling each z_n from equation 5 / 15 with one uniform of the stream state ``stream``
+    (returned advanced); ``probabilities`` and ``chunk_sums`` are `sample_topic`'s scratch. Its
+    own function, whose arguments are arrays and numbers: the token loop compiles to better
+    code than inside `document_passes`, whose arguments are bundles."""
+    n_topics = alpha.size
+    n_chunks = chunk_sums.size
+    new = -1
+    for i in range(order.size):
+        n = order[i]
+        weights = word_topic_weights[token_word[n]]
+        old = z[n]
+        # The previous token's counts[new] += 1 and this one's counts[old] -= 1 (exact
+        # integers, so the same doubles) in one pass over every k: stores at fixed addresses
+        # the next loads can forward from, instead of two at drawn ones.
+        for k in range(n_topics):
+            count = counts[k] + ((k == new) - (k == old))
+            counts[k] = count
+            probabilities[k] = weights[k] * (count + alpha[k])
+        stream, u = uniform_step(stream)
+        new = sample_topic(probabilities, chunk_sums, n_chunks, u)
+        z[n] = new
+    if new >= 0:
+        counts[new] += 1.0
+    return stream
+
+
 @njit(cache=True, inline="always")
 def document_passes(entries, parameters, alpha_sum, initial_seed, plan, chain, accumulators):
     """The passes of ``plan`` (`PassPlan`) on one document, whose ``entries`` are (entry_word,
@@ -165,23 +195,8 @@ def document_passes(entries, parameters, alpha_sum, initial_seed, plan, chain, a
     conditional = np.empty(n_topics)
     for t in range(first_pass, first_pass + n_passes):
         stream = permute(stream, n_tokens, order)
-        new = -1
-        for i in range(n_tokens):
-            n = order[i]
-            weights = word_topic_weights[token_word[n]]
-            old = z[n]
-            # The previous token's counts[new] += 1 and this one's counts[old] -= 1 (exact
-            # integers, so the same doubles) in one pass over every k: stores at fixed
-            # addresses the next loads can forward from, instead of two at drawn ones.
-            for k in range(n_topics):
-                count = counts[k] + ((k == new) - (k == old))
-                counts[k] = count
-                probabilities[k] = weights[k] * (count + alpha[k])
-            stream, u = uniform_step(stream)
-            new = sample_topic(probabilities, chunk_sums, n_chunks, u)
-            z[n] = new
-        if new >= 0:
-            counts[new] += 1.0
+        stream = _pass(order, token_word, word_topic_weights, alpha, z, counts, probabilities,
+                       chunk_sums, stream)
         if t < record_from:
             continue
         if record_mode == RECORD_SAMPLE:

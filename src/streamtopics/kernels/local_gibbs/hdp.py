@@ -179,7 +179,7 @@ def hdp_gibbs_sweeps(layout, parameters, growth, streams, n_passes, record_from,
     ``doc_log_theta`` (B x T), ``doc_counts`` (B x R x (T + capacity): n_dk^t of every topic in
     each recorded pass), ``opened_alpha`` (capacity: the stick split at each opening)."""
     return _hdp_gibbs_sweeps(*plain(layout, parameters, growth, streams), n_passes, record_from,
-                             tuple(outputs))
+                             *plain(outputs))
 
 
 @njit(cache=True)

@@ -144,6 +144,30 @@ def mh_token(weights, s, n, proposals, z, counts, alpha_table, alpha, alpha_sum,
 
 
 @njit(cache=True)
+def _pass(token_word, word_topic_weights, word_tables, alpha_table, alpha, alpha_sum, z, counts,
+          state, order, proposals):
+    """One pass of the chain over a document's tokens (``token_word``: the word of each), in a
+    fresh permutation (into ``order``), ``proposals.shape[1]`` cycles per token. Its own
+    function, whose arguments are arrays and numbers: the token loop compiles to better code
+    than inside `mh_document_passes`, whose arguments are bundles."""
+    n_tokens = z.size
+    cycles = proposals.shape[1]
+    random_permutation(state, n_tokens, order)
+    # The word proposals do not depend on the state: drawn for the whole pass first, their
+    # table reads (scattered over U x K) are independent and overlap.
+    for n in range(n_tokens):
+        for c in range(cycles):
+            proposals[n, c] = alias_draw(word_tables, token_word[n], next_uniform(state))
+    for i in range(n_tokens):
+        n = order[i]
+        s = z[n]
+        counts[s] -= 1.0
+        s = mh_token(word_topic_weights[token_word[n]], s, n, proposals[n], z, counts,
+                     alpha_table, alpha, alpha_sum, state)
+        counts[s] += 1.0
+
+
+@njit(cache=True)
 def mh_document_passes(entries, parameters, alpha_sum, smoothing_total, tables, cycles,
                        initial_seed, plan, chain, accumulators, inverse_sums, add_smoothing):
     """`sparse.sparse_document_passes` (the same arguments, state and accumulators) with
@@ -173,19 +197,8 @@ def mh_document_passes(entries, parameters, alpha_sum, smoothing_total, tables, 
     length = length_term(digamma_alpha_sum, alpha_sum, n_tokens)
     n_recorded = 0
     for t in range(first_pass, first_pass + n_passes):
-        random_permutation(state, n_tokens, order)
-        # The word proposals do not depend on the state: drawn for the whole pass first, their
-        # table reads (scattered over U x K) are independent and overlap.
-        for n in range(n_tokens):
-            for c in range(cycles):
-                proposals[n, c] = alias_draw(word_tables, token_word[n], next_uniform(state))
-        for i in range(n_tokens):
-            n = order[i]
-            s = z[n]
-            counts[s] -= 1.0
-            s = mh_token(word_topic_weights[token_word[n]], s, n, proposals[n], z, counts,
-                         alpha_table, alpha, alpha_sum, state)
-            counts[s] += 1.0
+        _pass(token_word, word_topic_weights, word_tables, alpha_table, alpha, alpha_sum, z,
+              counts, state, order, proposals)
         if t < record_from:
             continue
         n_recorded += 1
