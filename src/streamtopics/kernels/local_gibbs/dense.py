@@ -140,14 +140,14 @@ def start_chain(initial_seed, z, counts):
     return advance(initial_seed, z.size)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pass(order, token_word, word_topic_weights, alpha, z, counts, probabilities, chunk_sums,
           stream):
     """One pass over a document's tokens in ``order`` (``token_word``: the word of each),
     resampling each z_n from equation 5 / 15 with one uniform of the stream state ``stream``
-    (returned advanced); ``probabilities`` and ``chunk_sums`` are `sample_topic`'s scratch. Its
-    own function, whose arguments are arrays and numbers: the token loop compiles to better
-    code than inside `document_passes`, whose arguments are bundles."""
+    (returned advanced); ``probabilities`` and ``chunk_sums`` are `sample_topic`'s scratch.
+    Inlined, its arguments arrays and numbers: where they come out of the bundles of
+    `document_passes`, the token loop compiles to slower code."""
     n_topics = alpha.size
     n_chunks = chunk_sums.size
     new = -1

@@ -94,15 +94,15 @@ def _initialise_document(entry_word, token_entry, weights, word_chunks, n_topics
 
 
 @njit(cache=True)
-def _document_pass(entry_word, token_entry, weights, alpha, growth, opened, state, z, counts,
-                   order, scratch):
-    """One Gibbs pass over the tokens of one document (module docstring). ``opened`` =
-    (shared, opened_alpha, opened_word_counts, opened_totals): the minibatch's opened topics,
-    updated in place, ``shared`` = [topics opened so far in the minibatch, the rest a_*];
-    ``scratch``: (probabilities, chunk_sums) of `sample_topic`."""
+def _document_pass(entry_word, token_entry, weights, alpha, growth, state, z, counts, order,
+                   shared, opened_alpha, opened_word_counts, opened_totals, probabilities,
+                   chunk_sums):
+    """One Gibbs pass over the tokens of one document (module docstring). ``shared`` = [topics
+    opened so far in the minibatch, the rest a_*], updated in place with the opened topics'
+    ``opened_alpha`` and word counts; ``probabilities`` and ``chunk_sums``: `sample_topic`'s
+    scratch. Arrays as arguments of their own, not in bundles: where they come out of bundles,
+    the token loop compiles to slower code."""
     n_topics, eta, n_words, stick_concentration, capacity = growth
-    shared, opened_alpha, opened_word_counts, opened_totals = opened
-    probabilities, chunk_sums = scratch
     n_tokens = z.size
     has_rest = alpha.size > n_topics
     random_permutation(state, n_tokens, order)
@@ -223,9 +223,9 @@ def _hdp_gibbs_sweeps(layout, parameters, growth, streams, n_passes, record_from
         for d in range(n_docs):
             entries = entry_word[doc_ptr[d]:doc_ptr[d + 1]]
             tokens = slice(token_ptr[d], token_ptr[d + 1])
-            _document_pass(entries, token_entry[tokens], weights, alpha, growth, opened,
-                           states[d], token_topic[tokens], counts[d], order[tokens],
-                           (probabilities, chunk_sums))
+            _document_pass(entries, token_entry[tokens], weights, alpha, growth, states[d],
+                           token_topic[tokens], counts[d], order[tokens], shared, opened_alpha,
+                           opened_word_counts, opened_totals, probabilities, chunk_sums)
         if t < record_from:
             continue
         for d in range(n_docs):

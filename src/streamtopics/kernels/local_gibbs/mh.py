@@ -147,9 +147,9 @@ def mh_token(weights, s, n, proposals, z, counts, alpha_table, alpha, alpha_sum,
 def _pass(token_word, word_topic_weights, word_tables, alpha_table, alpha, alpha_sum, z, counts,
           state, order, proposals):
     """One pass of the chain over a document's tokens (``token_word``: the word of each), in a
-    fresh permutation (into ``order``), ``proposals.shape[1]`` cycles per token. Its own
-    function, whose arguments are arrays and numbers: the token loop compiles to better code
-    than inside `mh_document_passes`, whose arguments are bundles."""
+    fresh permutation (into ``order``), ``proposals.shape[1]`` cycles per token. A compiled
+    function of its own, its arguments arrays and numbers: where they come out of the bundles
+    of `mh_document_passes`, the token loop compiles to slower code."""
     n_tokens = z.size
     cycles = proposals.shape[1]
     random_permutation(state, n_tokens, order)
