@@ -293,14 +293,14 @@ def cvb0_predict(doc_offsets, words, counts, phi_word, alpha, iterations):
     return out
 
 
-# --- online EM local E-steps (twins of kernels/gibbs_estep.py and kernels/variational_estep.py) ---
+# --- online EM local E-steps (twins of kernels/local_gibbs/ and kernels/variational_estep.py) ---
 from streamtopics.kernels.random import next_uniform as _next_uniform  # noqa: F811
 from streamtopics.kernels.random import random_permutation as _random_permutation
 from streamtopics.kernels.random import stream_seed as _stream_seed
 
 
 def sample_topic(probabilities, u):
-    """Twin of kernels.gibbs_estep._sample_topic (inverse CDF with the same summation order)."""
+    """Twin of kernels.local_gibbs.draws.sample_topic (inverse CDF with the same summation order)."""
     n_chunks = -(-probabilities.size // 8)
     p = np.zeros(n_chunks * 8)
     p[:probabilities.size] = probabilities
@@ -324,7 +324,7 @@ def sample_topic(probabilities, u):
 
 def gibbs_sweeps(doc_ptr, entry_word, entry_count, weights, alpha, seed, minibatch,
                  first_document, n_passes, record_from, mask=None):
-    """Twin of kernels.gibbs_estep.gibbs_sweeps run from pass 0 (Algorithm 2, dense and plain).
+    """Twin of kernels.local_gibbs.gibbs_sweeps run from pass 0 (Algorithm 2, dense and plain).
 
     Returns (token_topic, doc_topic_counts, entry_topic, doc_log_theta) with the accumulators
     summed (not averaged) over the recorded passes t >= record_from. With ``mask`` (a list of
@@ -400,7 +400,7 @@ def variational_passes(doc_ptr, entry_word, entry_count, weights, alpha, n_passe
 # --- baselines of the online EM engine ---------------------------------------------------------
 def gibbs_sweeps_last_sample(doc_ptr, entry_word, entry_count, weights, alpha, seed, minibatch,
                              first_document, n_passes):
-    """Twin of kernels.gibbs_estep.gibbs_sweeps with record_mode=RECORD_SAMPLE and only the last
+    """Twin of kernels.local_gibbs.gibbs_sweeps with record_mode=RECORD_SAMPLE and only the last
     pass recorded (SGS): hard counts of the last sweep's sample per entry, and
     digamma(alpha + n_d) - digamma(sum alpha + N_d) of that sample per document."""
     token_topic, doc_topic_counts, _, _ = gibbs_sweeps(
@@ -525,7 +525,7 @@ def opinion_exact_log_likelihood(phi, psi, alpha, omega, words):
 def hdp_gibbs_sweeps(doc_ptr, entry_word, entry_count, weights, alpha, n_topics, eta, n_words,
                      stick_concentration, capacity, seed, minibatch, first_document, n_passes,
                      record_from):
-    """Twin of kernels.hdp_estep.hdp_gibbs_sweeps (dense and plain): every pass visits every
+    """Twin of kernels.local_gibbs.hdp_gibbs_sweeps (dense and plain): every pass visits every
     document in turn; a token may join a global topic, a topic the minibatch opened (collapsed
     Dirichlet(eta) predictive of its minibatch tokens) or open one (weight a_* weights[w, T],
     the rest split by a Beta(1, alpha) draw). Returns (token_topic, entry_topic (entries x T),

@@ -3,7 +3,7 @@
 Beyond both papers: Labeled LDA (Ramage et al. 2009; Papanikolaou et al. 2017, equation 5) is
 LDA whose training documents may only use the topics of their labels; G-OEM (Dupuy & Bach 2016,
 Algorithm 1) runs a few local Gibbs passes per document of a minibatch, and those passes take
-the same per-document topic mask (`kernels.gibbs_estep`), so a labelled stream trains in one
+the same per-document topic mask (`kernels.local_gibbs`), so a labelled stream trains in one
 pass with memory independent of its length. alpha is held fixed (the masked s2 carries no
 information on a global alpha): 50 / K at training as batch Labeled LDA (equation 58).
 Prediction is that of the batch models (`labeled.GibbsLabelModel`): Gibbs sampling with the
