@@ -213,8 +213,9 @@ def test_boosted_statistics_sum_only_the_present_topics_bit_for_bit(sampler):
     conditionals over its document's present topics only, and clears only those: the
     statistics after every pass equal the full entries x K sum bit for bit (asked twice, as
     the run hands its smoothing rows over), and every other value of the entries' rows is 0.
-    (A burn-in pass of the sparse kernel is recorded when asked for, `kernels.local_gibbs.end_state`: the
-    per-entry expectations record it into the rows first.)"""
+    (A burn-in pass of the sparse kernel is recorded when asked for,
+    `kernels.local_gibbs.end_state`: the per-entry expectations record it into the rows
+    first.)"""
     rng = np.random.default_rng(11)
     batch = random_minibatch(rng, n_docs=15, n_words=40, mean_length=30)
     n_topics, passes = 40, 9

@@ -2,8 +2,9 @@
 
 A backend is an `EStepMap` (``backend(function, chunks)`` yields ``function(chunk)`` for every
 chunk, in order) that also says how finely to cut a minibatch (`parts.Backend`): ``workers``
-(how many chunks it can run at once) and ``chunk_documents`` (None: `BACKEND_CHUNKS_PER_WORKER` chunks per worker;
-else a fixed size, `BLOCK_DOCUMENTS` times a power of two). The chunks' statistics are merged
+(how many chunks it can run at once) and ``chunk_documents`` (None:
+`BACKEND_CHUNKS_PER_WORKER` chunks per worker; else a fixed size, `BLOCK_DOCUMENTS` times a
+power of two). The chunks' statistics are merged
 along a tree fixed by the minibatch alone (`inference.estep_chunks`), so every backend, worker
 count and chunk size trains the same model, bit for bit.
 
@@ -190,8 +191,8 @@ class DaskBackend:
         a share of them by its threads, so the tree's lowest merges need no transfer and the
         workers get equal work. Left to itself, Dask puts every chunk where the weights they
         depend on were computed, and work stealing moves only some of them away: one worker
-        of two often runs three chunks of four. The pins are loose (``allow_other_workers``): a lost worker's chunks run
-        elsewhere."""
+        of two often runs three chunks of four. The pins are loose
+        (``allow_other_workers``): a lost worker's chunks run elsewhere."""
         chunks = list(chunks)
         client, futures = self.client, []
         placement = plan_placement(client.nthreads(), len(chunks))

@@ -85,11 +85,11 @@ def _initial_samples(layout, parameters, streams, mask, n_threads, z, smoothing)
 
 def gibbs_sweeps(layout, parameters, streams, plan, chain, recording, mask=EVERY_TOPIC,
                  sampler=Sampler(DENSE), n_threads=0):
-    """Run the passes of ``plan`` (`PassPlan`) on every document of a minibatch (`MinibatchLayout`)
-    with ``parameters`` (`GlobalParameters`), continuing ``chain`` (`ChainState`: seeded from
-    ``streams``, a `StreamKey`, at pass 0; kept between calls, so boosted G-OEM++ can change
-    beta and alpha between passes) and adding the recorded passes to ``recording``
-    (`Recording`).
+    """Run the passes of ``plan`` (`PassPlan`) on every document of a minibatch
+    (`MinibatchLayout`) with ``parameters`` (`GlobalParameters`), continuing ``chain``
+    (`ChainState`: seeded from ``streams``, a `StreamKey`, at pass 0; kept between calls, so
+    boosted G-OEM++ can change beta and alpha between passes) and adding the recorded passes
+    to ``recording`` (`Recording`).
 
     ``sampler`` (`Sampler`): the kernel of the documents, dense (the reference), sparse or
     Metropolis-Hastings (recorded like the sparse kernel). A document that ``mask``
