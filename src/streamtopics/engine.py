@@ -48,13 +48,13 @@ E-step map when it is given one: `inference.parts.check_local_estimator`, `check
 Polyak-Ruppert averaging (``averaging=True``) reports eta_bar_N = (1/N) sum_{i=1..N} eta_i
 (Algorithm 1, output) while the loop itself runs on the iterates eta_i.
 
-Topics may come and go (HDP, Dupuy 2017 section 3.4; docs/architecture.md, design note): a local
-run whose statistics have more topics than s_{i-1} opened them, and brings the prior a' they were
-computed with (`MinibatchStats.prior`); s_{i-1} is padded consistently before the blend
+Topics may come and go (HDP, Dupuy 2017 section 3.4; docs/architecture.md, "Topics that come and
+go"): a local run whose statistics have more topics than s_{i-1} opened them, and brings the prior
+a' they were computed with (`MinibatchStats.prior`); s_{i-1} is padded consistently before the blend
 (`SufficientStats.add_topics`), so eq. 3 is unchanged. After the M-step an optional
-``topic_selection`` part (`inference.sticks.StickSelection`) may drop topics and returns the
-prior (pruning). LDA's parts never do either. Then an optional ``local_update`` part may give
-the local estimator new settings computed from s_i (HDP's learnt stick concentration,
+``topic_selection`` part (`inference.sticks.StickSelection`) may drop topics and returns the prior
+(pruning). LDA's parts never do either. Then an optional ``local_update`` part may give the local
+estimator new settings computed from s_i (HDP's learnt stick concentration,
 `inference.sticks.StickConcentration`; a pure function of s_i, so `restore` recomputes it).
 
 `OnlineEM.batch_step` is one step whose minibatch is the union of several (the E-step of each

@@ -1,7 +1,7 @@
 """Writers for the corpus-directory layout, streaming so that corpora of millions of documents
 never have to sit in memory.
 
-Layout (the interchange format of ``../shared/corpora``; DESIGN.md, "Files"):
+Layout (the corpus directory that `corpus.readers.load_corpus` reads):
 ``vocab.txt`` (line i = word i), ``{split}.docword.txt`` (UCI bag-of-words: D, W, NNZ on lines
 1-3, then ``docID wordID count``, 1-based, sorted), ``{split}.tokens.jsonl`` (line i = document
 i's 0-based word ids in reading order), ``{split}.meta.jsonl`` (line i = ``{"doc": i, ...}``).

@@ -167,7 +167,7 @@ def left_to_right_document(beta_by_word, alpha, words, n_particles, resample, st
 @njit(cache=True)
 def left_to_right_document_sparse(beta_by_word, alpha, words, n_particles, resample, state):
     """`left_to_right_document` with every draw from the two-bucket sampler of
-    `kernels.local_gibbs.sparse` (DESIGN.md, performance notes): the same algorithm and the same
+    `kernels.local_gibbs.sparse` (docs/performance.md): the same algorithm and the same
     distribution of the estimate, at O(topics in the particle) per Gibbs update instead of O(K).
 
     beta_wk (n_k + alpha_k) = beta_wk n_k + beta_wk alpha_k: the second bucket depends only on
