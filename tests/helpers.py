@@ -3,24 +3,21 @@ Fixtures live in conftest.py; plain functions and context managers here."""
 
 import contextlib
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 
 from streamtopics.evaluation import match_topics
 from streamtopics.inference.minibatch import Minibatch
+from streamtopics.threads import using_threads
 
 
 @contextlib.contextmanager
 def numba_threads(n_threads: int):
-    """Run the enclosed block on ``n_threads`` numba threads (capped at what numba has), then
-    restore the previous count, even on failure."""
-    before = numba.get_num_threads()
-    numba.set_num_threads(min(int(n_threads), numba.config.NUMBA_NUM_THREADS))
-    try:
+    """Run the enclosed block on ``n_threads`` threads (capped at what numba has), estimators
+    with ``n_jobs=None`` included (`streamtopics.threads.using_threads`), then restore the
+    previous count, even on failure."""
+    with using_threads(int(n_threads)):
         yield
-    finally:
-        numba.set_num_threads(before)
 
 
 def random_minibatch(rng, n_docs=6, n_words=9, mean_length=8, empty=(1,)) -> Minibatch:

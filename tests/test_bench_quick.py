@@ -141,11 +141,12 @@ def test_distributed(results):
 
 def test_threads(results):
     document = result(results, "threads")
-    assert len(document["rows"]) == 3
+    cells = {(row["command"], row["condition"]) for row in document["rows"]}
+    assert len(cells) == 8 and {condition for _, condition in cells} == {"idle", "one core busy"}
     for row in document["rows"]:
-        assert row["same_model"], row["model"]
-        assert 0 < row["parallel_share"] <= 1
-        assert finite_positive(row["speed_up"])
+        assert row["same_numbers"], row["command"]
+        assert set(row["speed"]) == {"default", "1 thread", "2 threads"}
+        assert all(finite_positive(speed) for speed in row["speed"].values())
 
 
 def test_kernel_cost(results):

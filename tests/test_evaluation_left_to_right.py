@@ -97,7 +97,7 @@ def test_same_seed_same_result_and_threads_do_not_matter(sampler):
                                          resample=True, seed=9, sampler=sampler).log_likelihoods)
     assert np.array_equal(results[0], results[1]) and np.array_equal(results[0], results[2])
     by_argument = left_to_right(truth.beta, truth.alpha, corpus, n_particles=4, resample=True,
-                                seed=9, n_threads=1, sampler=sampler).log_likelihoods
+                                seed=9, n_jobs=1, sampler=sampler).log_likelihoods
     assert np.array_equal(by_argument, results[0])
     other = left_to_right(truth.beta, truth.alpha, corpus, n_particles=4, resample=True, seed=10,
                           sampler=sampler)

@@ -25,7 +25,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "streamtopics"
 
 LAYERS = {
-    "errors": 0, "atomic": 0, "validation": 0, "_version": 0,
+    "errors": 0, "atomic": 0, "validation": 0, "_version": 0, "threads": 0,
     "persistence": 1, "checkpoint": 1,
     "kernels": 2, "corpus": 2,
     "inference": 3, "evaluation": 3,

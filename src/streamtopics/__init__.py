@@ -5,6 +5,10 @@ one online EM engine; collapsed Gibbs sampling with the CGS_p estimators (Papani
 2017); held-out evaluation by the left-to-right algorithm and document completion.
 """
 
+from .threads import prefer_sleeping_threads, using_threads
+
+prefer_sleeping_threads()  # before numba's first parallel kernel loads its OpenMP runtime
+
 from ._version import __version__
 from .corpus import (Corpus, DocwordStream, ReadReport, TextStream, from_sparse, load_corpus,
                      map_to_vocabulary, preprocess_documents, read_corpus_dir, shuffle_split,
@@ -24,5 +28,5 @@ __all__ = [
     "SyntheticTruth", "generate_synthetic",
     "OnlineLDA", "OnlineHDP", "GibbsLDA", "CVB0LDA", "load_estimator", "train_stream",
     "LabeledLDA", "PriorLDA", "LabeledOnlineLDA", "LabeledCVB0LDA", "LowRankDPP",
-    "InputError", "ModelFileError", "StreamtopicsError",
+    "InputError", "ModelFileError", "StreamtopicsError", "using_threads",
 ]

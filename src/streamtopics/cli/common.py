@@ -47,14 +47,22 @@ def existing_parent(path) -> Path:
     return path
 
 
-def use_threads(threads: int | None) -> None:
-    """``--threads N``: numba's threads for this run (None: all), refused outside [1, cores]."""
-    import numba
-    if threads is None:
-        return
-    if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
-        raise InputError(f"--threads must lie in [1, {numba.config.NUMBA_NUM_THREADS}]")
-    numba.set_num_threads(threads)
+def thread_count(text: str) -> int:
+    """An argparse type: ``n_jobs`` as `streamtopics.threads` reads it, an integer other than 0
+    (argparse reports anything else as invalid)."""
+    value = int(text)
+    if value == 0:
+        raise ValueError(text)
+    return value
+
+
+def add_threads_option(parser) -> None:
+    """``--threads N``, the same on every command that computes: `cli.main` runs the command
+    `using_threads` of it."""
+    parser.add_argument("--threads", type=thread_count, default=None, metavar="N",
+                        help="threads of the compiled kernels: N, or -1 for every core (default: "
+                             "1, which a busy machine never slows; the results are the same for "
+                             "any N)")
 
 
 def add_text_options(parser) -> None:

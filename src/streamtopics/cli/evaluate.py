@@ -20,8 +20,8 @@ from ..evaluation import (document_completion, elbo, left_to_right, npmi_coheren
                           top_word_ids, top_words_table, umass_coherence)
 from ..persistence import scored_topic_parameters
 from ..corpus.readers import TEXT_FORMATS, detect_format, load_corpus
-from .common import (add_json_flag, add_text_options, default_of, emit, positive_int, progress, report_reading,
-                     text_options)
+from .common import (add_json_flag, add_text_options, add_threads_option, default_of, emit,
+                     positive_int, progress, report_reading, text_options)
 
 METRICS = ("left-to-right", "left-to-right-smc", "completion", "elbo", "coherence")
 
@@ -67,7 +67,7 @@ def register(subparsers) -> None:
                         help="coherence: top words per topic (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=default_of(left_to_right, "seed"),
                         help="random seed (default: %(default)s)")
-    parser.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
+    add_threads_option(parser)
     add_text_options(parser)
     add_json_flag(parser)
     parser.set_defaults(run=run)
@@ -97,19 +97,19 @@ def run(args) -> int:
     if args.metric == "coherence":
         return _coherence(args, beta, corpus, source)
     if args.metric == "elbo":
-        result = elbo(beta, alpha, corpus, n_threads=args.threads)
+        result = elbo(beta, alpha, corpus)
     else:
         with progress(total=corpus.n_documents, desc=args.metric) as bar:
             if args.metric == "completion":
                 result = document_completion(
                     beta, alpha, corpus, burn_in=args.burn_in, n_samples=args.samples,
                     lag=args.lag, estimator=args.estimator, seed=args.seed,
-                    n_threads=args.threads, progress=bar.update)
+                    progress=bar.update)
             else:
                 result = left_to_right(
                     beta, alpha, corpus, n_particles=args.particles,
                     resample=args.metric == "left-to-right-smc", max_tokens=args.max_tokens,
-                    seed=args.seed, n_threads=args.threads, progress=bar.update)
+                    seed=args.seed, progress=bar.update)
     if args.metric == "elbo":
         emit(args, {**source, **result.as_dict()}, str(result))
         return 0

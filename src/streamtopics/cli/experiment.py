@@ -18,7 +18,8 @@ from ..experiments import EXPERIMENTS, CorpusSource, Options, SyntheticSpec, run
 from ..experiments.named import (ALPHA_STEP_DECAYS, REAL_SINGLE_TOPICS, REAL_TOPICS,
                                  STEP_DECAYS)
 from ..reporting.progressive import METRICS
-from .common import add_json_flag, default_of, emit, given, positive_int, progress, use_threads
+from .common import (add_json_flag, add_threads_option, default_of, emit, given, positive_int,
+                     progress)
 
 
 def list_of(convert, what: str):
@@ -105,7 +106,7 @@ def add_training_arguments(parser):
                           help="left-to-right: score only the first N tokens of each document")
     training.add_argument("--eval-seed", type=int, default=None,
                           help=f"evaluation seed (default: {_default('eval_seed')})")
-    training.add_argument("--threads", type=int, default=None, help="numba threads (default: all cores)")
+    add_threads_option(training)
     return training
 
 
@@ -159,7 +160,6 @@ def corpus_source(args) -> tuple[CorpusSource, int | None, int]:
 
 
 def run(args) -> int:
-    use_threads(args.threads)
     source, n_train, n_test = corpus_source(args)
     options = Options(methods=args.methods, topics=args.topics, step_decays=args.step_decays,
                       alpha_updates=args.alpha_updates, n_train=n_train, n_test=n_test,

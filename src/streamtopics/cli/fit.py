@@ -37,8 +37,8 @@ from ..reporting.progressive import METRICS, ProgressiveEvaluation, strict_recor
 from ..training import train_stream
 from ..validation import validate_parameters
 from . import fit_backend, fit_labeled
-from .common import (add_json_flag, add_text_options, default_of, emit, given, positive_int,
-                     progress, read_training_corpus, report_reading, text_options, use_threads)
+from .common import (add_json_flag, add_text_options, add_threads_option, default_of, emit, given,
+                     positive_int, progress, read_training_corpus, report_reading, text_options)
 from .fit_reading import LOAD_LIMIT_MB, plan_reading
 
 
@@ -96,7 +96,7 @@ def register(subparsers) -> None:
                              f"(default: {LOAD_LIMIT_MB:g})")
     parser.add_argument("--seed", type=int, default=0,
                         help="random seed, the model's random_state (default: 0)")
-    parser.add_argument("--threads", type=int, default=None, help="numba threads (default: all cores)")
+    add_threads_option(parser)
     batch = parser.add_argument_group("batch samplers (cgs, cvb0 and the labeled models)")
     batch.add_argument("--burn-in", type=int, default=None,
                        help=f"sweeps before the first kept sample (default: "
@@ -175,7 +175,6 @@ def run(args) -> int:
         return fit_labeled.run(args)
     if args.topics is None and args.model is None:
         raise InputError("-k/--topics is required (except for --model)")
-    use_threads(args.threads)
     if args.max_vocabulary is not None and not args.grow_vocabulary:
         raise InputError("--max-vocabulary caps a growing vocabulary: add --grow-vocabulary")
     if not args.load_limit >= 0:

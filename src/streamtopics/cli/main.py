@@ -12,6 +12,7 @@ import sys
 
 from .._version import __version__
 from ..errors import StreamtopicsError
+from ..threads import using_threads
 from . import (demo, dpp, evaluate, experiment, export, fit, predict_labels, preprocess, report,
                reviews, synth, topics, transform)
 from . import select_k
@@ -35,7 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.run(args) or 0)
+        with using_threads(getattr(args, "threads", None)):  # `common.add_threads_option`
+            return int(args.run(args) or 0)
     except StreamtopicsError as error:
         print(f"streamtopics {args.command}: error: {error}", file=sys.stderr)
         return 2

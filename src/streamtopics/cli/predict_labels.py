@@ -18,7 +18,7 @@ from ..estimators.label_sets import label_indicator
 from ..estimators.labeled import MultiLabelModel
 from ..evaluation import multilabel_f1
 from ..persistence import atomic_write
-from .common import add_json_flag, add_text_options, emit, read_onto_vocabulary
+from .common import add_json_flag, add_text_options, add_threads_option, emit, read_onto_vocabulary
 from .fit_labeled import n_labels_choice
 
 
@@ -36,6 +36,7 @@ def register(subparsers) -> None:
     parser.add_argument("-o", "--output", metavar="FILE.jsonl",
                         help="write the predicted label lists there instead of stdout")
     add_text_options(parser)
+    add_threads_option(parser)
     add_json_flag(parser)
     parser.set_defaults(run=run)
 

@@ -20,9 +20,8 @@ from ..estimators import load_estimator
 from ..inference.cvb0 import predict_cvb0
 from ..persistence import load_topic_parameters
 from ..reporting.html import build_report, read_training_curve, write_report
-from .common import (add_json_flag, add_text_options, default_of, emit, existing_parent,
-                     positive_int,
-                     read_onto_vocabulary)
+from .common import (add_json_flag, add_text_options, add_threads_option, default_of, emit,
+                     existing_parent, positive_int, read_onto_vocabulary)
 
 
 def register(subparsers) -> None:
@@ -48,6 +47,7 @@ def register(subparsers) -> None:
                         help="training curve (default: MODEL.eval.jsonl when it exists)")
     parser.add_argument("--title", help="page title (default: the model file's name)")
     add_text_options(parser)
+    add_threads_option(parser)
     add_json_flag(parser)
     parser.set_defaults(run=run)
 

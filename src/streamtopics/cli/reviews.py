@@ -13,7 +13,7 @@ import numpy as np
 from ..corpus.readers import read_corpus_dir
 from ..errors import InputError
 from ..reviews import ReviewSide, compare_review_models
-from .common import add_json_flag, default_of, emit
+from .common import add_json_flag, add_threads_option, default_of, emit
 
 
 def register(subparsers) -> None:
@@ -38,6 +38,7 @@ def register(subparsers) -> None:
                         help="Gibbs sweeps of the LDA models (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=default_of(compare_review_models, "seed"),
                         help="random seed (default: %(default)s)")
+    add_threads_option(parser)
     add_json_flag(parser)
     parser.set_defaults(run=run)
 

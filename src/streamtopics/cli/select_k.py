@@ -19,7 +19,7 @@ from ..experiments import Options, select_k
 from ..experiments.select_k import RULE
 from ..estimators.hdp import OnlineHDP
 from ..inference.presets import PRESETS
-from .common import add_json_flag, default_of, emit, positive_int, progress, use_threads
+from .common import add_json_flag, default_of, emit, positive_int, progress
 from .experiment import (add_synthetic_arguments, add_training_arguments, corpus_source, list_of,
                          listed, training_options)
 
@@ -57,7 +57,6 @@ def register(subparsers) -> None:
 def run(args) -> int:
     if args.method not in PRESETS:
         raise InputError(f"unknown --method {args.method!r} (presets: {', '.join(PRESETS)})")
-    use_threads(args.threads)
     source, n_train, n_test = corpus_source(args)
     options = Options(topics=tuple(dict.fromkeys(args.topics)), seeds=args.seeds,
                       n_train=n_train, n_test=n_test, **training_options(args))

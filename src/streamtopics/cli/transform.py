@@ -16,8 +16,8 @@ from ..errors import InputError
 from ..estimators import load_estimator
 from ..persistence import atomic_write
 from ..reporting.doc_topics import FORMATS, output_format, ranked_topics, write_doc_topics
-from .common import (add_json_flag, add_text_options, emit, existing_parent, positive_int,
-                     read_onto_vocabulary)
+from .common import (add_json_flag, add_text_options, add_threads_option, emit, existing_parent,
+                     positive_int, read_onto_vocabulary)
 
 
 def register(subparsers) -> None:
@@ -36,6 +36,7 @@ def register(subparsers) -> None:
     parser.add_argument("--format", choices=FORMATS,
                         help="format of -o FILE (default: from its suffix)")
     add_text_options(parser)
+    add_threads_option(parser)
     add_json_flag(parser)
     parser.set_defaults(run=run)
 

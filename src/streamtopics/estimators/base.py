@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import persistence
 from ..errors import InputError, ModelFileError
+from ..threads import N_JOBS, runs_on_n_jobs
 from ..validation import InstanceOf, Integral, Interval
 from .inputs import check_documents
 
@@ -48,7 +49,7 @@ class TopicModelEstimator:
     _parameter_symbols = {"doc_topic_prior": "alpha", "topic_word_prior": "eta"}
     # Parameters of how training runs, not of the model (e.g. where the E-step runs): model
     # files and checkpoints leave them out, so a model trained one way continues another.
-    _execution_parameters: tuple[str, ...] = ()
+    _execution_parameters: tuple[str, ...] = ("n_jobs",)
 
     # --- scikit-learn parameter protocol ---------------------------------------------------------
     def _pass_observer(self, callback):
@@ -242,6 +243,7 @@ class TopicModelEstimator:
         adds the rest of its stick, `OnlineHDP.to_lda`)."""
         return self.components_, self.doc_topic_prior_
 
+    @runs_on_n_jobs
     def score(self, X, y=None) -> float:
         """Mean held-out log-likelihood per document of ``X`` (nats, left-to-right with 20
         particles; higher is better), what ``GridSearchCV`` maximises. Always finite: a held-out
@@ -249,6 +251,7 @@ class TopicModelEstimator:
         saying so, never -inf or NaN (see `interop.best_finite_index` for ``GridSearchCV``)."""
         return self._held_out(X).mean_log_likelihood_per_document
 
+    @runs_on_n_jobs
     def perplexity(self, X) -> float:
         """Per-token perplexity exp(-sum_d log p(w_d) / sum_d N_d) of ``X`` (left-to-right, 20
         particles; lower is better)."""

@@ -7,7 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..inference import cvb0
+from ..threads import runs_on_n_jobs
 from ..validation import Integral, Interval, Real, validate_parameters
+from .base import N_JOBS
 from .batch import BATCH_PRIORS, BatchTopicModel, prior_vector
 
 
@@ -17,12 +19,13 @@ class CVB0LDA(BatchTopicModel):
     ``n_passes`` passes at most, stopping early once the mean change of a token's topic
     distribution falls below ``tolerance``; ``transform`` runs ``transform_passes`` CVB0
     passes per new document with the topics fixed; priors ``doc_topic_prior`` (alpha) and
-    ``topic_word_prior`` (eta) as `GibbsLDA`'s. Fitted attributes: ``components_``
+    ``topic_word_prior`` (eta) and ``n_jobs`` as `GibbsLDA`'s. Fitted attributes: ``components_``
     (equation 2 on soft counts), ``doc_topic_prior_``, ``topic_word_prior_``,
     ``vocabulary_``, ``n_iter_``.
     """
 
     _parameter_constraints = {
+        "n_jobs": N_JOBS,
         **BATCH_PRIORS, "n_passes": [Interval(Integral, 1, None)],
         "tolerance": [Interval(Real, 0, None)],
         "transform_passes": [Interval(Integral, 0, None)],
@@ -30,7 +33,7 @@ class CVB0LDA(BatchTopicModel):
 
     def __init__(self, n_topics: int = 10, doc_topic_prior=0.1, topic_word_prior: float = 0.01,
                  n_passes: int = 100, tolerance: float = 0.0, transform_passes: int = 50,
-                 random_state=None):
+                 random_state=None, n_jobs=None):
         self.n_topics = n_topics
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
@@ -38,7 +41,9 @@ class CVB0LDA(BatchTopicModel):
         self.tolerance = tolerance
         self.transform_passes = transform_passes
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
+    @runs_on_n_jobs
     def fit(self, X, y=None, *, callback=None, feature_names=None):
         """Run CVB0; ``callback(model, report)`` is called after every pass with a
         `PassReport` (chain 0). ``feature_names``: the V words of the columns (a DataFrame's
@@ -46,6 +51,7 @@ class CVB0LDA(BatchTopicModel):
         self.fit_transform(X, callback=callback, feature_names=feature_names)
         return self
 
+    @runs_on_n_jobs
     def fit_transform(self, X, y=None, *, callback=None, feature_names=None) -> np.ndarray:
         """Fit and return the training documents' topic proportions (D x K)."""
         observe = self._pass_observer(callback)
@@ -62,6 +68,7 @@ class CVB0LDA(BatchTopicModel):
         self.n_iter_ = len(result.changes)
         return result.theta
 
+    @runs_on_n_jobs
     def transform(self, X) -> np.ndarray:
         """Topic proportions (D x K) of new documents by CVB0 with the topics fixed."""
         validate_parameters(self)

@@ -12,7 +12,9 @@ import numpy as np
 
 from ..inference import cgs
 from ..inference.mallet_state import read_mallet_state
+from ..threads import runs_on_n_jobs
 from ..validation import BOOLEAN, Integral, Interval, Options, validate_parameters
+from .base import N_JOBS
 from .batch import BATCH_PRIORS, BatchTopicModel, prior_vector
 
 
@@ -50,6 +52,8 @@ class GibbsLDA(BatchTopicModel):
         B fix the model for any number of threads; use B a multiple of the threads. Memory: a
         V x K int32 copy per block.
     random_state : int, None or a numpy Generator; everything random flows from it.
+    n_jobs : the threads of the compiled kernels (`streamtopics.threads`): None one thread, n
+        threads, -1 every core; the samples are the same for any value.
 
     Fitted attributes: ``components_`` (K x V, rows sum to 1), ``topic_word_standard_`` (phi
     of equation 2 from the same samples, kept beside phi^p for word association, section 5.4;
@@ -60,6 +64,7 @@ class GibbsLDA(BatchTopicModel):
     """
 
     _parameter_constraints = {
+        "n_jobs": N_JOBS,
         **BATCH_PRIORS,
         "optimize_alpha": [BOOLEAN], "optimize_eta": [BOOLEAN],
         "optimize_interval": [Interval(Integral, 1, None)],
@@ -74,7 +79,7 @@ class GibbsLDA(BatchTopicModel):
                  optimize_alpha: bool = False, optimize_eta: bool = False,
                  optimize_interval: int = 10, n_passes: int = 200, burn_in: int = 50,
                  lag: int = 5, n_samples: int = 10, n_chains: int = 1, estimator: str = "p",
-                 sampler: str = "sparse", parallel_blocks: int = 0, random_state=None):
+                 sampler: str = "sparse", parallel_blocks: int = 0, random_state=None, n_jobs=None):
         self.n_topics = n_topics
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
@@ -90,7 +95,9 @@ class GibbsLDA(BatchTopicModel):
         self.sampler = sampler
         self.parallel_blocks = parallel_blocks
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
+    @runs_on_n_jobs
     def fit(self, X, y=None, *, callback=None, feature_names=None):
         """Sample; ``callback(model, report)`` is called after every sweep with a `PassReport`
         (the chain and the sweep). ``feature_names``: the V words of the columns (a
@@ -98,6 +105,7 @@ class GibbsLDA(BatchTopicModel):
         self.fit_transform(X, callback=callback, feature_names=feature_names)
         return self
 
+    @runs_on_n_jobs
     def fit_transform(self, X, y=None, *, callback=None, feature_names=None) -> np.ndarray:
         """Fit and return the training documents' topic proportions (D x K) from the kept
         chain's samples (theta^p or theta, aligned with ``components_``)."""
@@ -132,6 +140,7 @@ class GibbsLDA(BatchTopicModel):
         self.n_iter_ = self.n_passes
         return best.theta
 
+    @runs_on_n_jobs
     def transform(self, X) -> np.ndarray:
         """Topic proportions (D x K) of new documents, topics fixed (equation 4): theta^p
         (equation 33) or theta (equation 3) averaged over ``n_samples`` samples of
@@ -139,6 +148,7 @@ class GibbsLDA(BatchTopicModel):
         prediction = self.predict_doc_topics(X)
         return prediction.theta_p if self.estimator == "p" else prediction.theta
 
+    @runs_on_n_jobs
     def predict_doc_topics(self, X, per_sample: bool = False) -> cgs.Prediction:
         """Both estimators (theta and theta^p) of new documents from the same samples; see
         `inference.cgs.predict_doc_topics`."""

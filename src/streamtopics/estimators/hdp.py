@@ -46,9 +46,10 @@ from ..inference.presets import (DEFAULT_LOCAL_PASSES, DEFAULT_STEP_DECAY, DEFAU
 from ..inference.sticks import (UNSEEN_WORDS, StickConcentration, StickDirichlet,
                                 StickPointEstimate, StickPosteriorMean, StickSelection, has_rest,
                                 initial_sticks, stick_weights)
+from ..threads import runs_on_n_jobs
 from ..validation import (BOOLEAN, Integral, Interval, Options, ParameterError, Real,
                           validate_parameters)
-from .base import RANDOM_STATE
+from .base import N_JOBS, RANDOM_STATE
 from .online_lda import OnlineLDA
 
 HDP_METHODS = ("g-oem", "vargibbs")
@@ -84,7 +85,7 @@ class OnlineHDP(OnlineLDA):
     unseen_words : "uniform" (a word without statistics weighs under a new topic what it weighs
         under the others) or "new-topic" (the thesis literally: 1/V), see `StickPointEstimate`.
     batch_size, local_passes, step_offset, step_decay, random_state, grow_vocabulary,
-    max_vocabulary : as `OnlineLDA`.
+    max_vocabulary, n_jobs : as `OnlineLDA`.
     n_passes : passes over the corpus in `fit` (default 1: a stream).
     corpus_size : D of the Bayesian method (None: the documents of `fit`); unused by g-oem.
 
@@ -107,7 +108,7 @@ class OnlineHDP(OnlineLDA):
                  local_passes: int = DEFAULT_LOCAL_PASSES, step_offset: float = DEFAULT_STEP_OFFSET,
                  step_decay: float = DEFAULT_STEP_DECAY, n_passes: int = 1,
                  corpus_size=None, random_state=None, grow_vocabulary: bool = False,
-                 max_vocabulary=None):
+                 max_vocabulary=None, n_jobs=None):
         self.method = method
         self.initial_topics = initial_topics
         self.max_topics = max_topics
@@ -124,10 +125,12 @@ class OnlineHDP(OnlineLDA):
         self.n_passes = n_passes
         self.corpus_size = corpus_size
         self.random_state = random_state
+        self.n_jobs = n_jobs
         self.grow_vocabulary = grow_vocabulary
         self.max_vocabulary = max_vocabulary
 
     _parameter_constraints = {
+        "n_jobs": N_JOBS,
         "method": [Options(HDP_METHODS, ignore_case=True)],
         "initial_topics": [Interval(Integral, 1, None)],
         "max_topics": [Interval(Integral, 1, None)],
@@ -221,6 +224,7 @@ class OnlineHDP(OnlineLDA):
                                float(self.doc_topic_prior), truncated=truncated)
         return beta, alpha, seed
 
+    @runs_on_n_jobs
     def fit(self, X, y=None, *, callback=None, feature_names=None) -> "OnlineHDP":
         """Train from scratch: ``n_passes`` passes of consecutive ``batch_size`` minibatches
         (see `OnlineLDA.fit`); ``callback(model, report)`` after every step."""
@@ -230,6 +234,7 @@ class OnlineHDP(OnlineLDA):
                 callback(model, report)
         return super().fit(X, callback=record, feature_names=feature_names)
 
+    @runs_on_n_jobs
     def partial_fit(self, X, y=None) -> "OnlineHDP":
         """One online EM step with the documents of ``X`` as the minibatch."""
         super().partial_fit(X)

@@ -23,9 +23,10 @@ import scipy.sparse as sp
 from ..errors import InputError
 from ..inference import cgs
 from ..inference.topic_mask import TopicMask
+from ..threads import runs_on_n_jobs
 from ..validation import (InstanceOf, Integral, Interval, Options, ParameterError, Real,
                           check_parameter, validate_parameters)
-from .base import RANDOM_STATE
+from .base import N_JOBS, RANDOM_STATE
 from .batch import BatchTopicModel
 from .label_sets import MetaLabeler, label_indicator, top_labels
 
@@ -63,6 +64,7 @@ class MultiLabelModel(BatchTopicModel):
         self.mean_labels_ = float(label_counts.mean())
         return TopicMask.from_indicator(indicator)
 
+    @runs_on_n_jobs
     def transform(self, X) -> np.ndarray:
         """The documents' topic (= label) proportions, `predict_proba`."""
         return self.predict_proba(X)
@@ -79,6 +81,7 @@ class MultiLabelModel(BatchTopicModel):
             return self.meta_labeler_.predict_counts(corpus.counts)
         return np.broadcast_to(np.asarray(choice, dtype=np.int64), (corpus.n_documents,)).copy()
 
+    @runs_on_n_jobs
     def predict(self, X, n_labels=None, scores: np.ndarray | None = None) -> sp.csr_matrix:
         """D x K 0/1 matrix of predicted labels (columns = ``classes_``): each document's
         `label_counts` best labels by ``scores`` (default `predict_proba`), ties to the more
@@ -86,6 +89,7 @@ class MultiLabelModel(BatchTopicModel):
         scores = self.predict_proba(X) if scores is None else scores
         return top_labels(scores, self.label_counts(X, n_labels), self.label_frequency_)
 
+    @runs_on_n_jobs
     def predict_labels(self, X, n_labels=None, scores: np.ndarray | None = None) -> list[list]:
         """`predict` as one list of label names per document."""
         predicted = self.predict(X, n_labels, scores)
@@ -132,6 +136,7 @@ class GibbsLabelModel(MultiLabelModel):
         """The topics prediction holds fixed (models with phi and phi^p choose)."""
         return self.components_
 
+    @runs_on_n_jobs
     def predict_doc_topics(self, X, topics: str | None = None,
                            per_sample: bool = False) -> cgs.Prediction:
         """theta and theta^p of new documents from the same samples (equation 4 with every topic
@@ -148,6 +153,7 @@ class GibbsLabelModel(MultiLabelModel):
             burn_in=self.burn_in, lag=self.lag, n_samples=self.n_samples,
             n_chains=self.n_chains, seed=self.random_seed_, per_sample=per_sample)
 
+    @runs_on_n_jobs
     def predict_proba(self, X) -> np.ndarray:
         """Per-label scores (D x K, rows sum to 1): theta^p (equation 33) with
         ``estimator="p"``, else theta (equation 3)."""
@@ -176,6 +182,7 @@ class LabeledLDA(GibbsLabelModel):
     n_labels : how `predict` sizes each label set: ``"meta"`` (Meta-Labeler), ``"mean"`` (rank
         cut-off at the mean number of labels of a training document, rounded) or an integer.
     random_state : int, None or a numpy Generator.
+    n_jobs : the threads of the compiled kernels, as `GibbsLDA`'s.
 
     Fitted attributes: ``components_`` (K x V), ``topic_word_standard_`` and ``topic_word_p_``
     (phi and phi^p, K x V; phi^p only with ``estimator="p"``, else phi), ``classes_`` (label
@@ -185,6 +192,7 @@ class LabeledLDA(GibbsLabelModel):
     """
 
     _parameter_constraints = {
+        "n_jobs": N_JOBS,
         "doc_topic_prior": [None, Interval(Real, 0, None, "neither"), VECTOR],
         "topic_word_prior": [Interval(Real, 0, None, "neither")],
         "burn_in": [Interval(Integral, 0, None)], "lag": [Interval(Integral, 1, None)],
@@ -196,7 +204,7 @@ class LabeledLDA(GibbsLabelModel):
 
     def __init__(self, doc_topic_prior=None, topic_word_prior: float = 0.1, burn_in: int = 50,
                  lag: int = 5, n_samples: int = 1, n_chains: int = 1, estimator: str = "p",
-                 sampler: str = "sparse", n_labels="meta", random_state=None):
+                 sampler: str = "sparse", n_labels="meta", random_state=None, n_jobs=None):
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
         self.burn_in = burn_in
@@ -207,6 +215,7 @@ class LabeledLDA(GibbsLabelModel):
         self.sampler = sampler
         self.n_labels = n_labels
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     # --- parameters ------------------------------------------------------------------------------
     def _training_alpha(self, n_topics: int) -> np.ndarray:
@@ -228,6 +237,7 @@ class LabeledLDA(GibbsLabelModel):
         return training_alpha
 
     # --- training --------------------------------------------------------------------------------
+    @runs_on_n_jobs
     def fit(self, X, Y, *, callback=None):
         """Fit on documents ``X`` and their labels ``Y`` (D x L 0/1 matrix, scipy sparse or
         dense, or one list of labels per document; every document needs a label).
@@ -299,13 +309,13 @@ class PriorLDA(LabeledLDA):
     def __init__(self, doc_topic_prior=None, topic_word_prior: float = 0.1, burn_in: int = 50,
                  lag: int = 5, n_samples: int = 1, n_chains: int = 1, estimator: str = "p",
                  sampler: str = "sparse", n_labels="meta", alpha_scale: float = 50.0,
-                 alpha_floor: float = 30.0, random_state=None):
+                 alpha_floor: float = 30.0, random_state=None, n_jobs=None):
         self.alpha_scale = alpha_scale
         self.alpha_floor = alpha_floor
         super().__init__(doc_topic_prior=doc_topic_prior, topic_word_prior=topic_word_prior,
                          burn_in=burn_in, lag=lag, n_samples=n_samples, n_chains=n_chains,
                          estimator=estimator, sampler=sampler, n_labels=n_labels,
-                         random_state=random_state)
+                         random_state=random_state, n_jobs=n_jobs)
 
     # alpha_floor > 0 also gives a label never seen in training a positive alpha.
     _parameter_constraints = {**LabeledLDA._parameter_constraints,

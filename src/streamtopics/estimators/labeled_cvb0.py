@@ -20,8 +20,9 @@ import numpy as np
 
 from ..inference import cvb0
 from ..inference.topic_mask import TopicMask
+from ..threads import runs_on_n_jobs
 from ..validation import Integral, Interval, Options, Real, validate_parameters
-from .base import RANDOM_STATE
+from .base import N_JOBS, RANDOM_STATE
 from .labeled import N_LABELS, VECTOR, LabeledLDA, MultiLabelModel, frequency_prior
 from .labeled_online import PRIORS
 
@@ -39,7 +40,7 @@ class LabeledCVB0LDA(MultiLabelModel):
     transform_passes : CVB0 passes per new document with the topics fixed.
     prior, alpha_scale, alpha_floor : alpha for new documents: equation 59 with these constants
         ("frequency"), or the training alpha ("symmetric").
-    n_labels, random_state : as `LabeledLDA`.
+    n_labels, random_state, n_jobs : as `LabeledLDA`.
 
     Fitted attributes: ``components_`` (phi, K x V), ``training_alpha_``, ``doc_topic_prior_``
     (alpha at prediction), ``classes_``, ``label_frequency_``, ``meta_labeler_``,
@@ -47,6 +48,7 @@ class LabeledCVB0LDA(MultiLabelModel):
     """
 
     _parameter_constraints = {
+        "n_jobs": N_JOBS,
         "doc_topic_prior": [None, Interval(Real, 0, None, "neither"), VECTOR],
         "topic_word_prior": [Interval(Real, 0, None, "neither")],
         "n_passes": [Interval(Integral, 1, None)],
@@ -63,7 +65,7 @@ class LabeledCVB0LDA(MultiLabelModel):
     def __init__(self, doc_topic_prior=None, topic_word_prior: float = 0.1, n_passes: int = 100,
                  tolerance: float = 0.0, n_chains: int = 1, transform_passes: int = 50,
                  prior: str = "frequency", alpha_scale: float = 50.0, alpha_floor: float = 30.0,
-                 n_labels="meta", random_state=None):
+                 n_labels="meta", random_state=None, n_jobs=None):
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
         self.n_passes = n_passes
@@ -75,9 +77,11 @@ class LabeledCVB0LDA(MultiLabelModel):
         self.alpha_floor = alpha_floor
         self.n_labels = n_labels
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     _training_alpha = LabeledLDA._training_alpha
 
+    @runs_on_n_jobs
     def fit(self, X, Y, *, callback=None):
         """Fit on documents ``X`` and their labels ``Y`` (as `LabeledLDA.fit`);
         ``callback(model, report)`` after every pass of every chain (a `PassReport`)."""
@@ -110,6 +114,7 @@ class LabeledCVB0LDA(MultiLabelModel):
         self.n_iter_ = passes
         return self
 
+    @runs_on_n_jobs
     def predict_proba(self, X) -> np.ndarray:
         """Per-label scores (D x K, rows sum to 1): theta of CVB0 with phi fixed, every topic
         allowed, alpha = ``doc_topic_prior_``."""

@@ -21,8 +21,9 @@ from ..corpus.streaming import DEFAULT_BATCH_SIZE
 from ..inference.presets import (DEFAULT_LOCAL_PASSES, DEFAULT_STEP_DECAY, DEFAULT_STEP_OFFSET,
                                  PRESETS, Method)
 from ..inference.topic_mask import TopicMask
+from ..threads import runs_on_n_jobs
 from ..validation import Integral, Interval, Options, Real
-from .base import RANDOM_STATE
+from .base import N_JOBS, RANDOM_STATE
 from .label_sets import label_indicator
 from .labeled import N_LABELS, VECTOR, GibbsLabelModel, LabeledLDA, frequency_prior
 from .online_lda import OnlineLDA
@@ -38,8 +39,9 @@ class LabeledOnlineLDA(GibbsLabelModel):
     ----------
     method : a preset with a local Gibbs step ("g-oem", "g-oem++", "sgs"), its alpha update
         replaced by a fixed alpha.
-    batch_size, local_passes, step_offset, step_decay, topic_word_prior, random_state : as
-        `OnlineLDA` (minibatch size, local Gibbs passes P, rho_i = (tau0 + i)^-kappa, eta).
+    batch_size, local_passes, step_offset, step_decay, topic_word_prior, random_state, n_jobs :
+        as `OnlineLDA` (minibatch size, local Gibbs passes P, rho_i = (tau0 + i)^-kappa, eta,
+        threads).
     n_passes : passes over the documents in `fit` (one: a stream).
     doc_topic_prior : training alpha, a number or one per label; None: 50 / K (equation 58).
     prior, alpha_scale, alpha_floor : alpha for new documents: equation 59 with these constants
@@ -55,6 +57,7 @@ class LabeledOnlineLDA(GibbsLabelModel):
     """
 
     _parameter_constraints = {
+        "n_jobs": N_JOBS,
         "method": [Options(GIBBS_METHODS)],
         "batch_size": [Interval(Integral, 1, None)],
         "local_passes": [Interval(Integral, 1, None)],
@@ -78,7 +81,7 @@ class LabeledOnlineLDA(GibbsLabelModel):
                  n_passes: int = 1, doc_topic_prior=None, prior: str = "frequency",
                  alpha_scale: float = 50.0, alpha_floor: float = 30.0, burn_in: int = 50,
                  lag: int = 5, n_samples: int = 1, n_chains: int = 1, estimator: str = "p",
-                 n_labels="meta", random_state=None):
+                 n_labels="meta", random_state=None, n_jobs=None):
         self.method = method
         self.batch_size = batch_size
         self.local_passes = local_passes
@@ -97,6 +100,7 @@ class LabeledOnlineLDA(GibbsLabelModel):
         self.estimator = estimator
         self.n_labels = n_labels
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     _training_alpha = LabeledLDA._training_alpha
 
@@ -111,6 +115,7 @@ class LabeledOnlineLDA(GibbsLabelModel):
                          topic_word_prior=self.topic_word_prior,
                          random_state=self.random_state)
 
+    @runs_on_n_jobs
     def fit(self, X, Y, callback=None) -> "LabeledOnlineLDA":
         """Train from scratch on documents ``X`` with labels ``Y`` (as `LabeledLDA.fit`), in
         minibatches of ``batch_size`` in corpus order, ``n_passes`` times;
@@ -123,6 +128,7 @@ class LabeledOnlineLDA(GibbsLabelModel):
         self._fitted(corpus.vocabulary)
         return self
 
+    @runs_on_n_jobs
     def partial_fit(self, X, Y, classes=None) -> "LabeledOnlineLDA":
         """One G-OEM step on the minibatch ``X`` with labels ``Y``. The first call fixes the
         label set: ``classes`` (every label name), or the columns of a matrix ``Y``."""

@@ -37,10 +37,11 @@ from ..kernels.random import content_key
 from ..inference.presets import (DEFAULT_LOCAL_PASSES, DEFAULT_STEP_DECAY, DEFAULT_STEP_OFFSET,
                                  PRESETS, Method, PartSettings, build_parts,
                                  default_topic_word_prior, resolve_method)
+from ..threads import runs_on_n_jobs
 from ..validation import (BOOLEAN, InstanceOf, Integral, Interval, Options, PositiveVector, Real,
                           validate_parameters)
 from . import auto_passes
-from .base import RANDOM_STATE, NotFittedError, TopicModelEstimator
+from .base import N_JOBS, RANDOM_STATE, NotFittedError, TopicModelEstimator
 
 
 def _counts_and_vocabulary(documents) -> tuple[sp.csr_matrix, np.ndarray | None]:
@@ -137,6 +138,9 @@ class OnlineLDA(TopicModelEstimator):
         same model, bit for bit (docs/distributed.md); only minibatches of more than
         `BLOCK_DOCUMENTS` (100) documents split. Boosted methods (++) need "serial". Not saved
         in model files.
+    n_jobs : the threads of the compiled kernels in every method (`streamtopics.threads`):
+        None one thread, n threads, -1 every core. The model is the same for any value. Not
+        saved in model files.
     corpus_size : D, the number of documents of the whole corpus, for Bayesian topics
         (lambda = eta + D s1: olda, svb, vargibbs, batch-vb). `fit` uses the number of documents
         it is given when None; `partial_fit` cannot know it and raises ValueError when a Bayesian
@@ -191,7 +195,7 @@ class OnlineLDA(TopicModelEstimator):
                  topic_word_prior=None,
                  update_topic_word_prior: bool = False, grow_vocabulary: bool = False,
                  max_vocabulary=None, n_init: int = 1, local_sampler: str = "auto",
-                 backend="serial"):
+                 backend="serial", n_jobs=None):
         self.n_topics = n_topics
         self.method = method
         self.batch_size = batch_size
@@ -210,12 +214,14 @@ class OnlineLDA(TopicModelEstimator):
         self.n_init = n_init
         self.local_sampler = local_sampler
         self.backend = backend
+        self.n_jobs = n_jobs
 
     # --- parameters ----------------------------------------------------------------------------
     # Checked once, when training starts (`validation.validate_parameters`). The step size's
     # range (kappa in (0, 1], tau0 >= 0) is checked by `PolynomialDecay`, the one part that
     # reads them, and eta > 0 of Bayesian topics by `VariationalDirichlet`.
     _parameter_constraints = {
+        "n_jobs": N_JOBS,
         "n_topics": [Interval(Integral, 1, None)],
         "method": [Options(tuple(PRESETS), ignore_case=True), InstanceOf(Method, "a Method")],
         "batch_size": [Interval(Integral, 1, None)],
@@ -235,7 +241,7 @@ class OnlineLDA(TopicModelEstimator):
         "local_sampler": [Options(LOCAL_SAMPLERS)],
         "backend": [Options(BACKENDS), BackendObject()],
     }
-    _execution_parameters = ("backend",)
+    _execution_parameters = ("backend", "n_jobs")
     _parameter_symbols = {**TopicModelEstimator._parameter_symbols, "step_offset": "tau0",
                           "step_decay": "kappa", "corpus_size": "D, the documents of the corpus"}
 
@@ -328,6 +334,7 @@ class OnlineLDA(TopicModelEstimator):
                             else np.asarray([f"w{i}" for i in range(n_words)], dtype=str))
         self._components_cache = None
 
+    @runs_on_n_jobs
     def fit(self, X, y=None, *, callback=None, topic_mask=None,
             feature_names=None) -> "OnlineLDA":
         """Train from scratch on ``X`` (a `Corpus`, sparse or dense D x V counts): ``n_passes``
@@ -409,6 +416,7 @@ class OnlineLDA(TopicModelEstimator):
         return (Minibatch.from_counts(counts[start:start + size], first_document=start)
                 for start in range(0, counts.shape[0], size))
 
+    @runs_on_n_jobs
     def partial_fit(self, X, y=None, topic_mask=None) -> "OnlineLDA":
         """One online EM step with the documents of ``X`` as the minibatch. The first call
         initialises the model (vocabulary size V from ``X``); later calls must have the same V.
@@ -435,6 +443,7 @@ class OnlineLDA(TopicModelEstimator):
         return self
 
     # --- raw text, growing vocabulary ------------------------------------------------------------
+    @runs_on_n_jobs
     def partial_fit_text(self, documents, stopwords=None, vocabulary=None) -> "OnlineLDA":
         """One online EM step on raw text: ``documents`` (strings or `RawDocument`s) are
         tokenised (`corpus.preprocess.tokenize`), stop words removed (``stopwords``: a set, a
@@ -556,6 +565,7 @@ class OnlineLDA(TopicModelEstimator):
     def n_documents_seen_(self) -> int:
         return int(self._require_fitted().stats.n_documents)
 
+    @runs_on_n_jobs
     def transform(self, X) -> np.ndarray:
         """Document-topic proportions (D x K, rows sum to 1) by the method's local estimator with
         the model fixed: the posterior mean of theta (Gibbs) or E_q[theta] (variational). Never
@@ -577,6 +587,7 @@ class OnlineLDA(TopicModelEstimator):
             proportions[row] = posterior.doc_topic()[0]
         return proportions
 
+    @runs_on_n_jobs
     def fit_transform(self, X, y=None, **fit_params) -> np.ndarray:
         return self.fit(X, **fit_params).transform(X)
 

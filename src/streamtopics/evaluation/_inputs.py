@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-
-import numba
 import numpy as np
 import scipy.sparse as sp
 
@@ -105,27 +102,6 @@ def truncate_documents(word_ids: np.ndarray, offsets: np.ndarray,
     new_offsets = np.zeros_like(offsets)
     new_offsets[1:] = np.cumsum(lengths)
     return word_ids[keep], new_offsets
-
-
-@contextlib.contextmanager
-def numba_threads(n_threads: int | None):
-    """Run the enclosed kernels on ``n_threads`` threads (None: numba's current setting).
-
-    Results do not depend on it: every document has its own random stream.
-    """
-    if n_threads is None:
-        yield
-        return
-    n_threads = check_count(n_threads, "n_threads", 1)
-    if n_threads > numba.config.NUMBA_NUM_THREADS:
-        raise InputError(f"n_threads={n_threads} exceeds the {numba.config.NUMBA_NUM_THREADS} "
-                         "threads numba was started with (NUMBA_NUM_THREADS)")
-    previous = numba.get_num_threads()
-    numba.set_num_threads(n_threads)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(previous)
 
 
 PROGRESS_CHUNK = 64  # documents per kernel call when progress is reported

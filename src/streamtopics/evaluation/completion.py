@@ -27,6 +27,7 @@ from ..corpus.corpus import Corpus
 from ..errors import InputError
 from ..inference.cgs import GIBBS_ESTIMATES
 from ..kernels.evaluation import completion_kernel
+from ..threads import using_threads
 from ..validation import check_count, check_seed
 from . import _inputs
 from .results import HeldOutLikelihood
@@ -34,7 +35,7 @@ from .results import HeldOutLikelihood
 
 def document_completion(beta, alpha, documents, burn_in: int = 50, n_samples: int = 10,
                         lag: int = 5, estimator: str = "standard", seed: int = 0,
-                        n_threads: int | None = None, progress=None) -> HeldOutLikelihood:
+                        n_jobs: int | None = None, progress=None) -> HeldOutLikelihood:
     """Log-likelihood (nats) of the second half of every document given its first half.
 
     Parameters
@@ -48,8 +49,8 @@ def document_completion(beta, alpha, documents, burn_in: int = 50, n_samples: in
         section 5.3); the chain runs burn_in + n_samples * lag sweeps in all.
     estimator : "standard" (hard counts, eq. 13) or "p" (theta^p soft counts, eq. 33).
     seed : non-negative integer; document d uses the random stream (seed, 0, d).
-    n_threads : numba threads to use (None: numba's current setting); results do not depend
-        on it.
+    n_jobs : threads of the kernels (`streamtopics.threads`: None one thread, or an enclosing
+        block's, -1 every core); results do not depend on it.
     progress : optional callable, called with the number of documents finished after each
         chunk of documents (e.g. ``tqdm.update``); it does not change the results.
 
@@ -69,7 +70,7 @@ def document_completion(beta, alpha, documents, burn_in: int = 50, n_samples: in
         word_ids = _shuffle_within_documents(word_ids, offsets, seed)
     lengths = np.diff(offsets)
     beta_by_word = np.ascontiguousarray(beta.T)
-    with _inputs.numba_threads(n_threads):
+    with using_threads(n_jobs):
         log_likelihoods = _inputs.run_by_document_chunks(
             lambda chunk, chunk_offsets, first: completion_kernel(
                 beta_by_word, alpha, chunk, chunk_offsets, np.diff(chunk_offsets) // 2, burn_in,

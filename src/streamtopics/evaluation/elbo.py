@@ -27,6 +27,7 @@ from scipy.special import digamma, gammaln
 
 from ..errors import InputError
 from ..kernels.evaluation import elbo_kernel
+from ..threads import using_threads
 from ..validation import check_count
 from . import _inputs
 from .results import HeldOutBound
@@ -34,7 +35,7 @@ from .results import HeldOutBound
 
 def elbo(topics, alpha, documents, eta=None, corpus_size: int | None = None,
          max_iterations: int = 100, tolerance: float = 1e-5,
-         n_threads: int | None = None) -> HeldOutBound:
+         n_jobs: int | None = None) -> HeldOutBound:
     """Per-document ELBO (nats) of held-out documents with the topics held fixed.
 
     Parameters
@@ -50,7 +51,8 @@ def elbo(topics, alpha, documents, eta=None, corpus_size: int | None = None,
         gamma, or until the mean absolute change of gamma is below ``tolerance``
         (Hoffman et al., Algorithm 1, use 1e-5). Any gamma gives a valid bound; convergence
         tightens it.
-    n_threads : numba threads to use (None: numba's current setting).
+    n_jobs : threads of the kernels (`streamtopics.threads`: None one thread, or an enclosing
+        block's, -1 every core); results do not depend on it.
     """
     max_iterations = check_count(max_iterations, "max_iterations", 1)
     if not tolerance >= 0:
@@ -89,7 +91,7 @@ def elbo(topics, alpha, documents, eta=None, corpus_size: int | None = None,
     shift[impossible] = 0.0
     shifted_exp = np.exp(elog_beta.T - shift[:, None])
     shifted_exp[impossible] = 0.0
-    with _inputs.numba_threads(n_threads):
+    with using_threads(n_jobs):
         bounds = elbo_kernel(np.ascontiguousarray(shifted_exp), shift, alpha,
                              counts.indptr.astype(np.int64), counts.indices.astype(np.int64),
                              counts.data.astype(np.float64), max_iterations, float(tolerance))

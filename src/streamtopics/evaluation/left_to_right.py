@@ -28,6 +28,7 @@ import numpy as np
 
 from ..inference.gibbs_estep import SAMPLERS
 from ..kernels.evaluation import left_to_right_kernel
+from ..threads import using_threads
 from ..validation import check_count, check_seed
 from . import _inputs
 from .results import HeldOutLikelihood
@@ -39,7 +40,7 @@ SPARSE_MIN_TOPICS = 32
 
 def left_to_right(beta, alpha, documents, n_particles: int = 20, resample: bool = False,
                   max_tokens: int | None = None, seed: int = 0,
-                  n_threads: int | None = None, progress=None,
+                  n_jobs: int | None = None, progress=None,
                   sampler: str = "auto") -> HeldOutLikelihood:
     """Estimate log p(w_d | beta, alpha) of every held-out document (nats).
 
@@ -61,7 +62,8 @@ def left_to_right(beta, alpha, documents, n_particles: int = 20, resample: bool 
         quadratic in document length; see the module docstring). None scores everything.
     seed : non-negative integer; document d uses the random stream (seed, 0, d), so the result
         is the same for any number of threads.
-    n_threads : numba threads to use (None: numba's current setting).
+    n_jobs : threads of the kernels (`streamtopics.threads`: None one thread, or an enclosing
+        block's, -1 every core); results do not depend on it.
     progress : optional callable, called with the number of documents finished after each
         chunk of documents (e.g. ``tqdm.update``); it does not change the results.
     sampler : how each Gibbs update and draw is sampled: "dense" (O(K), the reference),
@@ -79,7 +81,7 @@ def left_to_right(beta, alpha, documents, n_particles: int = 20, resample: bool 
         raise ValueError(f"unknown sampler {sampler!r}; choose one of {', '.join(SAMPLERS)}")
     sparse = sampler == "sparse" or (sampler == "auto" and beta.shape[0] >= SPARSE_MIN_TOPICS)
     beta_by_word = np.ascontiguousarray(beta.T)
-    with _inputs.numba_threads(n_threads):
+    with using_threads(n_jobs):
         log_likelihoods = _inputs.run_by_document_chunks(
             lambda chunk, chunk_offsets, first: left_to_right_kernel(
                 beta_by_word, alpha, chunk, chunk_offsets, n_particles, bool(resample), seed,

@@ -90,13 +90,13 @@ class ProgressiveEvaluation:
     seed : random stream of the evaluator (independent of training).
     path : optional JSON-lines file, rewritten from the first record and appended to after
         each evaluation (so an interrupted run keeps its records).
-    n_threads : numba threads for the evaluator (None: numba's current setting).
+    n_jobs : threads of the evaluator (`streamtopics.threads`).
     """
 
     def __init__(self, test_documents: Corpus, every: int | None = None,
                  n_documents: int | None = None, metric: str = "left-to-right",
                  n_particles: int = 20, max_tokens: int | None = None, seed: int = 0,
-                 path=None, n_threads: int | None = None):
+                 path=None, n_jobs: int | None = None):
         if not isinstance(test_documents, Corpus):
             raise InputError(f"test_documents must be a Corpus, not {type(test_documents).__name__}")
         for name, value in (("every", every), ("n_documents", n_documents)):
@@ -115,7 +115,7 @@ class ProgressiveEvaluation:
         self.max_tokens = max_tokens
         self.seed = seed
         self.path = None if path is None else Path(path)
-        self.n_threads = n_threads
+        self.n_jobs = n_jobs
         self.records: list[ProgressRecord] = []
         self.last_result = None  # the `HeldOutLikelihood` of the last record (per document)
         self._documents_seen = 0
@@ -148,9 +148,9 @@ class ProgressiveEvaluation:
         """The `HeldOutLikelihood` of (beta, alpha) on the fixed held-out subset."""
         if self.metric == "completion":
             return document_completion(beta, alpha, self.documents, seed=self.seed,
-                                       n_threads=self.n_threads)
+                                       n_jobs=self.n_jobs)
         return left_to_right(beta, alpha, self.documents, n_particles=self.n_particles,
-                             max_tokens=self.max_tokens, seed=self.seed, n_threads=self.n_threads)
+                             max_tokens=self.max_tokens, seed=self.seed, n_jobs=self.n_jobs)
 
     def _record(self, model, now: float) -> None:
         started = time.perf_counter()
