@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from ..corpus.corpus import Corpus, ReadReport
+from ..corpus.corpus import Corpus, ReadReport, as_counts
 from ..corpus.growth import (VOCABULARY_FULL, admitted_words, checked_new_words, content_tokens,
                              initial_index, minibatch_counts)
 from ..corpus.preprocess import UNKNOWN, load_stopwords
@@ -51,7 +51,7 @@ def _counts_and_vocabulary(documents) -> tuple[sp.csr_matrix, np.ndarray | None]
     if sp.issparse(documents) or isinstance(documents, np.ndarray):
         if documents.ndim != 2:
             raise InputError(f"documents must be a D x V count matrix, got {documents.ndim} dimension(s)")
-        return Corpus(documents).counts, None
+        return as_counts(documents), None  # no placeholder vocabulary of V strings
     raise InputError(f"documents must be a Corpus, a scipy sparse matrix or a 2-D array of counts, "
                      f"not {type(documents).__name__}")
 
