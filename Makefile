@@ -43,6 +43,7 @@ bench: $(BIN)/python $(BIGARTM)/bin/python
 	$(BIN)/python bench/kernel_cost.py
 	$(BIN)/python bench/boosted_cost.py
 	$(BIN)/python bench/evaluation_speed.py
+	$(BIN)/python bench/serving.py
 	$(BIN)/python bench/summary.py
 
 clean:

@@ -117,6 +117,18 @@ def planted(n_topics: int = 5, n_words: int = 300, train: int = 400, test: int =
     return corpus[:train], corpus[train:], truth
 
 
+def corpora_and_topics(args, test_documents: int | None = None):
+    """What a side-by-side script compares on: ([(name, train, test, truth)], topic counts).
+    With ``--quick`` the planted corpus (truth: its generating model) at its true K, else each
+    of ``args.corpora`` (training split, the first ``test_documents`` of the test split; truth
+    None) at each of ``args.topics``."""
+    if args.quick:
+        train, test, truth = planted()
+        return [("planted", train, test, truth)], [truth.beta.shape[0]]
+    return ([(name, read_split(name, "train"), read_split(name, "test", test_documents), None)
+             for name in args.corpora], args.topics)
+
+
 def seen_in(train, test):
     """``test`` restricted to the words that occur in ``train`` (every model is scored on the
     same tokens: a point estimate gives an unseen word probability 0)."""

@@ -3,10 +3,11 @@
 Reads the result of each script of `SCRIPTS` (``NAME.json`` in ``--output-dir``, as ``make
 bench`` leaves them), and writes ``summary.md`` there: a row per script with the question it
 answers (its docstring's first line) and its headline figures, then the peers' table of
-``vs_peers.py`` (each engine at the best of its settings run). The same text replaces what
-stands between the markers ``<!-- bench-summary:start -->`` and ``<!-- bench-summary:end -->``
-in each page of ``--pages`` that has them (README.md and docs/performance.md by default; none
-with ``--quick`` unless named).
+``vs_peers.py`` (each engine at the best of its settings run) and the serving table of
+``serving.py`` (documents per second of transform and its peers). The same text replaces
+what stands between the markers ``<!-- bench-summary:start -->`` and
+``<!-- bench-summary:end -->`` in each page of ``--pages`` that has them (README.md and
+docs/performance.md by default; none with ``--quick`` unless named).
 
 Usage: python bench/summary.py [--output-dir bench/results] [--pages README.md ...] [--quick]
 """
@@ -22,7 +23,7 @@ from pathlib import Path
 from measuring import BENCH, RESULTS
 
 SCRIPTS = ("vs_peers", "vs_tomotopy", "cgs_throughput", "long_stream", "distributed",
-           "threads", "kernel_cost", "boosted_cost", "evaluation_speed")
+           "threads", "kernel_cost", "boosted_cost", "evaluation_speed", "serving")
 START, END = "<!-- bench-summary:start -->", "<!-- bench-summary:end -->"
 PAGES = (BENCH.parent / "README.md", BENCH.parent / "docs" / "performance.md")
 
@@ -45,6 +46,21 @@ def peers_table(result: dict) -> list[str]:
     return lines
 
 
+def serving_table(result: dict) -> list[str]:
+    """serving.py's rows: documents per second in a batch and one per call, each with its time
+    over streamtopics', and the document-completion score."""
+    lines = ["| corpus | K | library | batch: docs/s | time / streamtopics | one per call: docs/s "
+             "| time / streamtopics | completion, nats/token |", "|---|---:|---|" + "---:|" * 5]
+    for row in result["rows"]:
+        if "settings" in row:
+            lines.append(f"| {row['corpus']} | {row['K']} | {row['library']} | "
+                         f"{row['batch_documents_per_second']:,.0f} | "
+                         f"{row['batch_time_ratio']:.2f} | "
+                         f"{row['single_documents_per_second']:,.0f} | "
+                         f"{row['single_time_ratio']:.2f} | {row['completion_per_token']:.3f} |")
+    return lines
+
+
 def summary(directory: Path) -> list[str]:
     results = {script: json.loads((directory / f"{script}.json").read_text())
                for script in SCRIPTS if (directory / f"{script}.json").exists()}
@@ -59,6 +75,12 @@ def summary(directory: Path) -> list[str]:
         lines += ["", "Held-out score (left-to-right, lower is better) and CPU time of one "
                   "thread, each peer at the best of the settings run (`bench/vs_peers.py`):",
                   "", *peers_table(results["vs_peers"])]
+    if "serving" in results:
+        lines += ["", "Serving: `transform` of a fitted model, documents per second of one thread "
+                  "in one call of many documents and in one call per document, each library at "
+                  "its own inference defaults, and the held-out score of the proportions "
+                  "(document completion, higher is better; `bench/serving.py`):", "",
+                  *serving_table(results["serving"])]
     return lines
 
 

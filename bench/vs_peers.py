@@ -30,7 +30,7 @@ from __future__ import annotations
 from functools import partial
 
 import engines
-from measuring import (arguments, held_out, interleaved, paired, parse, planted, read_split,
+from measuring import (arguments, corpora_and_topics, held_out, interleaved, paired, parse,
                        seen_in, write_results)
 
 REFERENCE = "G-OEM, one pass"
@@ -150,13 +150,7 @@ def main() -> None:
     for name, reason in skipped.items():
         print(f"skipped {name}: {reason}", flush=True)
     fits = {name: fit for name, (_, fit) in table.items() if name not in skipped}
-    if args.quick:
-        train, test, truth = planted()
-        data, topic_counts = [("planted", train, test, truth)], [truth.beta.shape[0]]
-    else:
-        data = [(name, read_split(name, "train"), read_split(name, "test", args.test_documents),
-                 None) for name in args.corpora]
-        topic_counts = args.topics
+    data, topic_counts = corpora_and_topics(args, args.test_documents)
     for passes in (1, "auto"):  # compile outside the timing
         engines.goem(data[0][1][:200], 10, n_passes=passes)
     rows = [row for name, train, test, truth in data for n_topics in topic_counts

@@ -23,7 +23,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
 SCRIPTS = ("vs_peers", "vs_tomotopy", "cgs_throughput", "long_stream", "distributed",
-           "threads", "kernel_cost", "boosted_cost", "evaluation_speed")
+           "threads", "kernel_cost", "boosted_cost", "evaluation_speed", "serving")
 # What the scripts' docstrings promise for the planted corpus of `measuring.planted`.
 TRUTH_MARGIN = 0.02  # no model beats the true model's log-perplexity by more than 2%
 
@@ -183,6 +183,28 @@ def test_evaluation_speed(results):
             assert abs(row["dense_minus_sparse"]) < 4 * row["paired_se"] + 0.5
     assert [point["tokens"] for point in document["growth"]] == [20, 40, 80]
     assert math.isfinite(document["log_log_slope"])
+
+
+def test_serving(results):
+    document = result(results, "serving")
+    libraries = {row["library"]: row for row in document["rows"]}
+    for name in ("gensim", "scikit-learn"):
+        assert (name in libraries) != (name in document["skipped"])
+    truth = libraries.pop("true model")
+    reference = libraries["streamtopics"]
+    for row in libraries.values():
+        for mode in ("test", "batch", "single"):
+            assert finite_positive(row[f"{mode}_documents_per_second"])
+            assert finite_positive(row[f"{mode}_time_ratio"])
+        # every library scores the halves the library's own document completion cuts
+        assert row["held_out_tokens"] == truth["held_out_tokens"]
+        assert math.isfinite(row["completion_per_token"]) and math.isfinite(row["paired_se"])
+        # log-likelihoods per token (negative): none beats the true model by more than 2%
+        assert row["completion_per_token"] <= truth["completion_per_token"] * (1 - TRUTH_MARGIN)
+    assert reference["batch_time_ratio"] == 1.0
+    # the planted topics learnt, and the default transform close to a 10x longer chain's
+    assert reference["completion_per_token"] > 1.03 * truth["completion_per_token"]
+    assert abs(reference["default_minus_fuller"]) < 0.01 * abs(reference["completion_per_token"])
 
 
 def test_summary(results):
