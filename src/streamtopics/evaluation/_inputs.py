@@ -8,6 +8,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
+from .. import memory
 from ..corpus.corpus import Corpus
 from ..errors import InputError
 from ..validation import check_count
@@ -126,6 +127,21 @@ def numba_threads(n_threads: int | None):
         yield
     finally:
         numba.set_num_threads(previous)
+
+
+def check_evaluation_memory(method: str, beta: np.ndarray, offsets: np.ndarray,
+                            n_particles: int, n_threads: int | None) -> None:
+    """Refuse, or warn of, an evaluation of the documents of ``offsets`` under the topics
+    ``beta`` that would not fit in memory (`memory.held_out_evaluation`: the word-major copy
+    of beta when it is not one already, and each thread's particles)."""
+    n_topics, n_words = beta.shape
+    threads = numba.get_num_threads() if n_threads is None else n_threads
+    longest = int(np.diff(offsets).max(initial=0))
+    estimate = memory.held_out_evaluation(
+        n_topics, n_words, longest, n_particles, threads,
+        f"{method} of {offsets.size - 1:,} documents under {n_topics:,} topics",
+        copies_topics=not beta.T.flags.c_contiguous)
+    memory.check_memory(estimate)
 
 
 PROGRESS_CHUNK = 64  # documents per kernel call when progress is reported
