@@ -170,7 +170,8 @@ def test_evaluation_refuses_before_copying_the_topics(wide, monkeypatch):
     """Left-to-right copies beta word-major (10,000 x 1,000 float64: 76 MiB)."""
     monkeypatch.setenv(memory.LIMIT_VARIABLE, "50M")
     with pytest.raises(ResourceError, match=r"left-to-right evaluation of 120 documents under "
-                                            r"10,000 topics would allocate about 0.09"):
+                                            r"10,000 topics would allocate about 0.0\d+ GiB \(the largest "
+                                            r"part: word-major topics \(V x K\)"):
         left_to_right(np.full((10_000, 1000), 1e-3), 0.1, wide)
 
 
