@@ -2,7 +2,8 @@
 below, parsed from the source with `ast` (function-level imports included), so a model added
 later cannot quietly tie the engine to an estimator or the kernels to the CLI.
 
-    layer 0  errors, atomic, validation, _version    nothing of the library
+    layer 0  errors, atomic, validation, memory,      nothing of the library
+             _version
     layer 1  persistence, checkpoint                  safe model files; training checkpoints
     layer 2  kernels, corpus                          numba loops; documents and readers
     layer 3  inference, evaluation                    the parts of the engine; measures of
@@ -25,7 +26,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "streamtopics"
 
 LAYERS = {
-    "errors": 0, "atomic": 0, "validation": 0, "_version": 0, "threads": 0,
+    "errors": 0, "atomic": 0, "validation": 0, "memory": 0, "threads": 0, "_version": 0,
     "persistence": 1, "checkpoint": 1,
     "kernels": 2, "corpus": 2,
     "inference": 3, "evaluation": 3,

@@ -15,7 +15,8 @@ from .corpus import (Corpus, DocwordStream, ReadReport, TextStream, from_sparse,
                      stream_minibatches, tokenize, write_corpus_dir)
 from .corpus.synthetic import SyntheticTruth, generate_synthetic
 from .dpp import LowRankDPP
-from .errors import InputError, ModelFileError, StreamtopicsError
+from .errors import (InputError, MemoryWarning, ModelFileError, ResourceError, StreamtopicsError,
+                     StreamtopicsWarning, TopicCountWarning)
 from .estimators import (CVB0LDA, GibbsLDA, LabeledCVB0LDA, LabeledLDA, LabeledOnlineLDA,
                          OnlineHDP, OnlineLDA, PriorLDA, load_estimator)
 from .training import train_stream
@@ -28,5 +29,6 @@ __all__ = [
     "SyntheticTruth", "generate_synthetic",
     "OnlineLDA", "OnlineHDP", "GibbsLDA", "CVB0LDA", "load_estimator", "train_stream",
     "LabeledLDA", "PriorLDA", "LabeledOnlineLDA", "LabeledCVB0LDA", "LowRankDPP",
-    "InputError", "ModelFileError", "StreamtopicsError", "using_threads",
+    "InputError", "ModelFileError", "StreamtopicsError", "ResourceError",
+    "StreamtopicsWarning", "MemoryWarning", "TopicCountWarning", "using_threads",
 ]

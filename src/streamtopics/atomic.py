@@ -24,14 +24,23 @@ class AtomicFile:
         self.handle.write(data)
 
     def commit(self) -> None:
-        self.handle.flush()
-        os.fsync(self.handle.fileno())
-        self.handle.close()
-        os.replace(self.temporary, self.path)
+        """Rename the complete file into place; if anything fails (a full disk, memory), the
+        temporary file is removed and the error raised."""
+        try:
+            self.handle.flush()
+            os.fsync(self.handle.fileno())
+            self.handle.close()
+            os.replace(self.temporary, self.path)
+        except BaseException:
+            self.abort()
+            raise
 
     def abort(self) -> None:
-        self.handle.close()
-        Path(self.temporary).unlink(missing_ok=True)
+        """Remove the temporary file (also when closing it fails)."""
+        try:
+            self.handle.close()
+        finally:
+            Path(self.temporary).unlink(missing_ok=True)
 
     def __enter__(self) -> "AtomicFile":
         return self

@@ -102,7 +102,7 @@ def _read_arrays(path) -> dict[str, np.ndarray]:
                     _check_member(path, member, path.stat().st_size, stream)
                 with archive.open(member) as stream:
                     arrays[name] = np.lib.format.read_array(stream, allow_pickle=False)
-    except ModelFileError:
+    except (ModelFileError, MemoryError):  # a model too large to load is not a damaged file
         raise
     except Exception as error:  # a damaged archive can fail in zipfile, zlib or numpy parsing
         raise ModelFileError(f"{path}: not a readable streamtopics model file ({error})") from None

@@ -20,6 +20,9 @@ with the same constraints.
 A failure raises `ParameterError` (a `StreamtopicsError` and a ValueError, so the CLI prints it
 on one line) naming the estimator, the parameter (with its symbol in the papers, e.g.
 ``step_decay (kappa)``), what it must be, and the value given.
+
+A value that is allowed but out of proportion with the data it meets (more topics than words,
+`warn_topic_count`) warns when training starts, with the numbers in the message.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, TopicCountWarning, warn
 
 Integral = numbers.Integral
 Real = numbers.Real
@@ -177,3 +180,21 @@ def validate_parameters(estimator) -> None:
             label = f"{name} ({symbols[name]})" if name in symbols else name
             raise ParameterError(f"{type(estimator).__name__}: "
                                  f"{_message(label, constraints, value)}")
+
+
+TOPICS_PER_DOCUMENT = 0.5
+"""K above this fraction of the D documents of a fit warns: most topics would be fitted to one
+or two documents."""
+
+
+def warn_topic_count(n_topics: int, n_words: int, n_documents: int | None, owner: str) -> None:
+    """Warn (`TopicCountWarning`) when K exceeds the vocabulary size V (then topics can only
+    share out the same words), or `TOPICS_PER_DOCUMENT` of the D documents when D is known
+    (None: a stream)."""
+    if n_topics > n_words:
+        warn(f"{owner}: {n_topics:,} topics for a vocabulary of {n_words:,} words: more topics "
+             f"than words; use fewer topics", TopicCountWarning)
+    if n_documents and n_topics > TOPICS_PER_DOCUMENT * n_documents:
+        warn(f"{owner}: {n_topics:,} topics for {n_documents:,} documents: more topics than "
+             f"{TOPICS_PER_DOCUMENT:.0%} of the documents, so most topics are fitted to one or "
+             f"two documents; use fewer topics or more documents", TopicCountWarning)

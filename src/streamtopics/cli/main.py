@@ -1,7 +1,10 @@
 """Entry point of the ``streamtopics`` command: one module per subcommand, registered here.
 
 Human output goes to stdout, progress bars and read reports to stderr, ``--json`` gives a
-machine-readable result on stdout. Exit codes: 0 success, 2 bad input or usage.
+machine-readable result on stdout. Exit codes: 0 success, 2 bad input or usage, or a lack of
+memory: refused before allocating (`memory.check_memory`) or an allocation that failed
+(MemoryError), said on one line; output files are written atomically (`atomic`), so a command
+that fails leaves none. The library's warnings (`errors.StreamtopicsWarning`) are one line each.
 """
 
 from __future__ import annotations
@@ -9,9 +12,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 
 from .._version import __version__
-from ..errors import StreamtopicsError
+from ..errors import StreamtopicsError, StreamtopicsWarning
 from ..threads import using_threads
 from . import (demo, dpp, evaluate, experiment, export, fit, predict_labels, preprocess, report,
                reviews, synth, topics, transform)
@@ -32,14 +36,37 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def one_line_warnings(command: str, show=warnings.showwarning):
+    """A `warnings.showwarning` that prints the library's warnings as ``streamtopics COMMAND:
+    warning: ...`` (one line, no source location) and passes the others to ``show``."""
+    def show_warning(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, StreamtopicsWarning):
+            print(f"streamtopics {command}: warning: {message}", file=sys.stderr)
+        else:
+            show(message, category, filename, lineno, file, line)
+    return show_warning
+
+
+def out_of_memory(command: str, error: MemoryError) -> str:
+    """The one line of an allocation that failed: NumPy's message names its size, shape and
+    type; numba's and Python's say less."""
+    failed = " ".join(str(error).split()) or "an allocation failed"
+    return (f"streamtopics {command}: error: out of memory: {failed} (use fewer topics, a "
+            f"smaller vocabulary or fewer documents at once)")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        with using_threads(getattr(args, "threads", None)):  # `common.add_threads_option`
+        with warnings.catch_warnings(), using_threads(getattr(args, "threads", None)):
+            warnings.showwarning = one_line_warnings(args.command, warnings.showwarning)
             return int(args.run(args) or 0)
     except StreamtopicsError as error:
         print(f"streamtopics {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    except MemoryError as error:
+        print(out_of_memory(args.command, error), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -383,6 +383,8 @@ def read_matrix_market(path, vocabulary=None) -> Corpus:
     data += b"" if data.endswith(b"\n") else b"\n"
     try:
         n_rows, n_cols, n_entries, layout, value_field, _ = scipy.io.mminfo(io.BytesIO(data))
+    except MemoryError:
+        raise
     except Exception as error:  # scipy raises ValueError, OSError, RuntimeError on bad headers
         raise InputError(f"not a MatrixMarket file ({error})", path, 1) from None
     if value_field not in ("integer", "real", "pattern"):
@@ -395,6 +397,8 @@ def read_matrix_market(path, vocabulary=None) -> Corpus:
         raise InputError(f"refusing to read a dense {n_rows} x {n_cols} array", path)
     try:
         matrix = scipy.io.mmread(io.BytesIO(data))
+    except MemoryError:  # too large, not malformed
+        raise
     except Exception as error:  # malformed bodies surface as ValueError/RuntimeError/OSError
         raise InputError(f"not a readable MatrixMarket file ({error})", path) from None
     if sp.issparse(matrix):

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import memory
 from ..corpus.corpus import Corpus
 from ..errors import InputError
-from ..validation import Integral, Interval, PositiveVector, Real, validate_parameters
+from ..validation import (Integral, Interval, PositiveVector, Real, validate_parameters,
+                          warn_topic_count)
 from .base import RANDOM_STATE, TopicModelEstimator
 
 _SEED_BOUND = 2**63 - 1
@@ -53,6 +55,19 @@ class BatchTopicModel(TopicModelEstimator):
             raise InputError("cannot fit a topic model on documents without any tokens")
         validate_parameters(self)
         return corpus
+
+    def _check_training(self, corpus: Corpus, estimate: memory.MemoryEstimate) -> None:
+        """Before a fit allocates: warn of a K out of proportion with ``corpus``
+        (`validation.warn_topic_count`), refuse what would not fit in memory
+        (`memory.check_memory` of ``estimate``)."""
+        warn_topic_count(self.n_topics, corpus.n_words, corpus.n_documents,
+                         type(self).__name__)
+        memory.check_memory(estimate)
+
+    def _operation(self, name: str, corpus: Corpus) -> str:
+        """What an estimate's message calls the call ``name`` on ``corpus``."""
+        return (f"{type(self).__name__}.{name} with {self.n_topics:,} topics on "
+                f"{corpus.n_documents:,} documents of {corpus.n_words:,} words")
 
     def _fit_seed(self) -> int:
         return int(np.random.default_rng(self.random_state).integers(_SEED_BOUND))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import memory
 from ..inference import cvb0
 from ..threads import runs_on_n_jobs
 from ..validation import Integral, Interval, Real, validate_parameters
@@ -56,6 +57,9 @@ class CVB0LDA(BatchTopicModel):
         """Fit and return the training documents' topic proportions (D x K)."""
         observe = self._pass_observer(callback)
         corpus = self._training_corpus(X, feature_names)
+        self._check_training(corpus, memory.cvb0_training(
+            self.n_topics, corpus.n_words, corpus.n_documents, corpus.counts.nnz,
+            operation=self._operation("fit", corpus)))
         alpha = prior_vector(self.doc_topic_prior, self.n_topics)
         result = cvb0.fit_cvb0(corpus.counts, self.n_topics, alpha, self.topic_word_prior,
                                iterations=self.n_passes, tolerance=float(self.tolerance),
@@ -73,6 +77,9 @@ class CVB0LDA(BatchTopicModel):
         """Topic proportions (D x K) of new documents by CVB0 with the topics fixed."""
         validate_parameters(self)
         corpus = self._new_documents(X)
+        memory.check_memory(memory.cvb0_prediction(self.n_topics, corpus.n_words,
+                                                   corpus.n_documents,
+                                                   self._operation("transform", corpus)))
         return cvb0.predict_cvb0(self.components_, self.doc_topic_prior_, corpus.counts,
                                  self.transform_passes)
 

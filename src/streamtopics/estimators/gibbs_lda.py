@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import memory
 from ..inference import cgs
 from ..inference.mallet_state import read_mallet_state
 from ..threads import runs_on_n_jobs
@@ -111,6 +112,10 @@ class GibbsLDA(BatchTopicModel):
         chain's samples (theta^p or theta, aligned with ``components_``)."""
         observe = self._pass_observer(callback)
         corpus = self._training_corpus(X, feature_names)
+        self._check_training(corpus, memory.collapsed_gibbs_training(
+            self.n_topics, corpus.n_words, corpus.n_documents, corpus.n_tokens,
+            soft=self.estimator == "p", chains_kept=min(self.n_chains, 2),
+            blocks=self.parallel_blocks, operation=self._operation("fit", corpus)))
         alpha = prior_vector(self.doc_topic_prior, self.n_topics)
         seed = self._fit_seed()
         tokens, offsets = corpus.document_tokens()
@@ -155,6 +160,10 @@ class GibbsLDA(BatchTopicModel):
         validate_parameters(self)
         corpus = self._new_documents(X)
         tokens, offsets = corpus.document_tokens()
+        memory.check_memory(memory.collapsed_gibbs_prediction(
+            self.n_topics, corpus.n_words, corpus.n_documents, tokens.size,
+            self.n_chains * self.n_samples if per_sample else 1,
+            self._operation("transform", corpus)))
         return cgs.predict_doc_topics(
             self.components_, self.doc_topic_prior_, tokens, offsets, burn_in=self.burn_in,
             lag=self.lag, n_samples=self.n_samples, n_chains=self.n_chains,

@@ -37,6 +37,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from .. import memory
 from ..corpus.streaming import DEFAULT_BATCH_SIZE
 from ..engine import OnlineEM, initial_parameters
 from ..inference.alpha_updates import MinkaFixedPoint
@@ -223,6 +224,12 @@ class OnlineHDP(OnlineLDA):
         alpha = initial_sticks(self.initial_topics, rng, float(self.stick_concentration),
                                float(self.doc_topic_prior), truncated=truncated)
         return beta, alpha, seed
+
+    def _check_resources(self, counts, method: Method, rows: int, n_documents) -> None:
+        """The memory of training up to ``max_topics`` topics (`OnlineLDA._check_resources`;
+        T is learnt, so its size warns of nothing)."""
+        memory.check_memory(self._training_memory(counts, method, rows, self.max_topics,
+                                                 growing=True))
 
     @runs_on_n_jobs
     def fit(self, X, y=None, *, callback=None, feature_names=None) -> "OnlineHDP":

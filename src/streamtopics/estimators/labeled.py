@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .. import memory
 from ..errors import InputError
 from ..inference import cgs
 from ..inference.topic_mask import TopicMask
@@ -148,6 +149,10 @@ class GibbsLabelModel(MultiLabelModel):
         choice = self.estimator if topics is None else check_parameter(
             "topics", topics, Options(cgs.GIBBS_ESTIMATES))
         tokens, offsets = corpus.document_tokens()
+        memory.check_memory(memory.collapsed_gibbs_prediction(
+            self.n_topics, corpus.n_words, corpus.n_documents, tokens.size,
+            self.n_chains * self.n_samples if per_sample else 1,
+            self._operation("transform", corpus)))
         return cgs.predict_doc_topics(
             self._topic_word(choice), self.doc_topic_prior_, tokens, offsets,
             burn_in=self.burn_in, lag=self.lag, n_samples=self.n_samples,
@@ -246,6 +251,10 @@ class LabeledLDA(GibbsLabelModel):
         corpus = self._training_corpus(X)
         mask = self._learn_labels(corpus, Y)
         n_topics = self.classes_.size
+        memory.check_memory(memory.collapsed_gibbs_training(
+            n_topics, corpus.n_words, corpus.n_documents, corpus.n_tokens,
+            soft=self.estimator == "p", chains_kept=self.n_chains, masked=True,
+            operation=self._operation("fit", corpus)))
         alpha = self._training_alpha(n_topics)
         seed = self._fit_seed()
         tokens, offsets = corpus.document_tokens()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import memory
 from ..inference import cvb0
 from ..inference.topic_mask import TopicMask
 from ..threads import runs_on_n_jobs
@@ -89,6 +90,9 @@ class LabeledCVB0LDA(MultiLabelModel):
         corpus = self._training_corpus(X)
         mask = self._learn_labels(corpus, Y)
         n_topics = self.classes_.size
+        memory.check_memory(memory.cvb0_training(
+            n_topics, corpus.n_words, corpus.n_documents, corpus.counts.nnz,
+            chains_kept=self.n_chains, masked=True, operation=self._operation("fit", corpus)))
         alpha = self._training_alpha(n_topics)
         seed = self._fit_seed()
         allowed = mask.indicator()
@@ -120,6 +124,9 @@ class LabeledCVB0LDA(MultiLabelModel):
         allowed, alpha = ``doc_topic_prior_``."""
         validate_parameters(self)
         corpus = self._new_documents(X)
+        memory.check_memory(memory.cvb0_prediction(self.n_topics, corpus.n_words,
+                                                   corpus.n_documents,
+                                                   self._operation("transform", corpus)))
         return cvb0.predict_cvb0(self.components_, self.doc_topic_prior_, corpus.counts,
                                  self.transform_passes)
 

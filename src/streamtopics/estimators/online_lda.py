@@ -28,6 +28,7 @@ from ..corpus.growth import (VOCABULARY_FULL, admitted_words, checked_new_words,
                              initial_index, minibatch_counts)
 from ..corpus.preprocess import UNKNOWN, load_stopwords
 from ..corpus.streaming import DEFAULT_BATCH_SIZE
+from .. import memory
 from ..engine import OnlineEM, initial_parameters
 from ..errors import InputError
 from ..inference.gibbs_estep import LOCAL_SAMPLERS
@@ -39,7 +40,7 @@ from ..inference.presets import (DEFAULT_LOCAL_PASSES, DEFAULT_STEP_DECAY, DEFAU
                                  default_topic_word_prior, resolve_method)
 from ..threads import runs_on_n_jobs
 from ..validation import (BOOLEAN, InstanceOf, Integral, Interval, Options, PositiveVector, Real,
-                          validate_parameters)
+                          validate_parameters, warn_topic_count)
 from . import auto_passes
 from .base import N_JOBS, RANDOM_STATE, NotFittedError, TopicModelEstimator
 
@@ -322,17 +323,37 @@ class OnlineLDA(TopicModelEstimator):
             raise InputError("the corpus has an empty vocabulary")
         if counts.nnz == 0:
             raise InputError("the corpus has no tokens (every document is empty)")
+        rows = self._first_step_rows(method) if first_batch_rows is None else first_batch_rows
+        self._check_resources(counts, method, rows, corpus_size)
         self._fitted_settings = self.part_settings(corpus_size)
         rng = np.random.default_rng(self.random_state if random_state is None else random_state)
         beta, alpha, seed = self.initial_state(n_words, rng)
         self._engine = self.build_engine(method, self._fitted_settings, seed)
-        rows = self._first_step_rows(method) if first_batch_rows is None else first_batch_rows
         lengths = np.asarray(counts[:rows].sum(axis=1)).ravel()
         self._engine.initialize(beta, alpha, document_length=max(float(lengths.mean()), 1.0))
         self.method_ = method
         self.vocabulary_ = (np.asarray(vocabulary, dtype=str) if vocabulary is not None
                             else np.asarray([f"w{i}" for i in range(n_words)], dtype=str))
         self._components_cache = None
+
+    def _check_resources(self, counts: sp.csr_matrix, method: Method, rows: int,
+                         n_documents: int | None) -> None:
+        """Before training allocates anything: warn of a K out of proportion with the data
+        (`validation.warn_topic_count`; ``n_documents``: D of a fit, None for `partial_fit`),
+        refuse what would not fit in memory (`memory.check_memory`) with minibatches of
+        ``rows`` documents."""
+        warn_topic_count(self.n_topics, counts.shape[1], n_documents, type(self).__name__)
+        memory.check_memory(self._training_memory(counts, method, rows, self.n_topics))
+
+    def _training_memory(self, counts: sp.csr_matrix, method: Method, rows: int, n_topics: int,
+                        growing: bool = False) -> memory.MemoryEstimate:
+        """The peak bytes of training on ``counts`` in minibatches of ``rows`` documents with
+        ``n_topics`` topics (`memory.online_training`; ``growing``: topics open up to it)."""
+        return memory.online_training(
+            n_topics, counts.shape[1], memory.Minibatches.largest(counts, rows), method,
+            averaging=bool(self.averaging), restarts=self.n_init, growing=growing,
+            operation=f"{type(self).__name__} ({method.name}) with {n_topics:,} topics and "
+                      f"{counts.shape[1]:,} words")
 
     @runs_on_n_jobs
     def fit(self, X, y=None, *, callback=None, topic_mask=None,
@@ -578,6 +599,9 @@ class OnlineLDA(TopicModelEstimator):
         if counts.shape[1] != engine.n_words:
             raise ValueError(f"the documents have a vocabulary of {counts.shape[1]} words but the "
                              f"model has {engine.n_words}")
+        memory.check_memory(memory.online_transform(
+            engine.n_topics, counts.shape[0],
+            f"{type(self).__name__}.transform of {counts.shape[0]:,} documents"))
         proportions = np.zeros((counts.shape[0], engine.n_topics))
         local = self.transform_estimator()
         for row in range(counts.shape[0]):

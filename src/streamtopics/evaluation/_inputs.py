@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .. import memory
 from ..corpus.corpus import Corpus
 from ..errors import InputError
+from ..threads import resolve_n_jobs
 from ..validation import check_count
 
 
@@ -102,6 +104,22 @@ def truncate_documents(word_ids: np.ndarray, offsets: np.ndarray,
     new_offsets = np.zeros_like(offsets)
     new_offsets[1:] = np.cumsum(lengths)
     return word_ids[keep], new_offsets
+
+
+def check_evaluation_memory(method: str, beta: np.ndarray, offsets: np.ndarray,
+                            n_particles: int, n_jobs: int | None) -> None:
+    """Refuse, or warn of, an evaluation of the documents of ``offsets`` under the topics
+    ``beta`` that would not fit in memory (`memory.held_out_evaluation`: the word-major copy
+    of beta when it is not one already, and the particles of each of the threads ``n_jobs``
+    means)."""
+    n_topics, n_words = beta.shape
+    threads = resolve_n_jobs(n_jobs)
+    longest = int(np.diff(offsets).max(initial=0))
+    estimate = memory.held_out_evaluation(
+        n_topics, n_words, longest, n_particles, threads,
+        f"{method} of {offsets.size - 1:,} documents under {n_topics:,} topics",
+        copies_topics=not beta.T.flags.c_contiguous)
+    memory.check_memory(estimate)
 
 
 PROGRESS_CHUNK = 64  # documents per kernel call when progress is reported

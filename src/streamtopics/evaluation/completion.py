@@ -69,6 +69,7 @@ def document_completion(beta, alpha, documents, burn_in: int = 50, n_samples: in
     if shuffled:
         word_ids = _shuffle_within_documents(word_ids, offsets, seed)
     lengths = np.diff(offsets)
+    _inputs.check_evaluation_memory("document completion", beta, offsets, 0, n_jobs)
     beta_by_word = np.ascontiguousarray(beta.T)
     with using_threads(n_jobs):
         log_likelihoods = _inputs.run_by_document_chunks(

@@ -80,6 +80,8 @@ def left_to_right(beta, alpha, documents, n_particles: int = 20, resample: bool 
     if sampler not in SAMPLERS:
         raise ValueError(f"unknown sampler {sampler!r}; choose one of {', '.join(SAMPLERS)}")
     sparse = sampler == "sparse" or (sampler == "auto" and beta.shape[0] >= SPARSE_MIN_TOPICS)
+    _inputs.check_evaluation_memory("left-to-right evaluation", beta, offsets,
+                                    n_particles * (1 + bool(resample)), n_jobs)
     beta_by_word = np.ascontiguousarray(beta.T)
     with using_threads(n_jobs):
         log_likelihoods = _inputs.run_by_document_chunks(
