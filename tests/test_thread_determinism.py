@@ -166,3 +166,19 @@ def test_every_command_gives_the_same_output_for_any_threads(tmp_path, capsys):
         outputs.append((np.load(model)["beta"], topics.read_text(), scores))
     assert np.array_equal(outputs[0][0], outputs[1][0])
     assert outputs[0][1:] == outputs[1][1:]
+
+
+@pytest.mark.parametrize("environment, expected", [
+    ({}, "3000"), ({"GOMP_SPINCOUNT": "50"}, "50"), ({"OMP_WAIT_POLICY": "PASSIVE"}, None)])
+def test_the_package_shortens_openmp_spins_unless_the_user_set_them(environment, expected):
+    """Before numba loads OpenMP, the import sets ``GOMP_SPINCOUNT`` to `threads.SPIN_COUNT`,
+    leaving a user's own spin count or wait policy alone."""
+    import os
+    import subprocess
+    import sys
+    clean = {key: value for key, value in os.environ.items()
+             if key not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")}
+    shown = subprocess.run(
+        [sys.executable, "-c", "import os, streamtopics; print(os.environ.get('GOMP_SPINCOUNT'))"],
+        env={**clean, **environment}, capture_output=True, text=True, check=True).stdout.strip()
+    assert shown == str(expected)

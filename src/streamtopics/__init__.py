@@ -5,9 +5,9 @@ one online EM engine; collapsed Gibbs sampling with the CGS_p estimators (Papani
 2017); held-out evaluation by the left-to-right algorithm and document completion.
 """
 
-from .threads import prefer_sleeping_threads, using_threads
+from .threads import prefer_short_spins, using_threads
 
-prefer_sleeping_threads()  # before numba's first parallel kernel loads its OpenMP runtime
+prefer_short_spins()  # before numba's first parallel kernel loads its OpenMP runtime
 
 from ._version import __version__
 from .corpus import (Corpus, DocwordStream, ReadReport, TextStream, from_sparse, load_corpus,

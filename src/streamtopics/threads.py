@@ -17,11 +17,14 @@ finishes late, so on a busy machine two threads can lose to one (the contention 
 The results never depend on the count: every document has its own random stream and every sum
 is taken in a fixed order (`tests/test_thread_determinism.py`).
 
-`prefer_sleeping_threads` runs when the package is imported: it asks the OpenMP runtime that
-numba's parallel kernels run on (GNU libgomp) to put a waiting thread to sleep at once
-(``OMP_WAIT_POLICY=PASSIVE``) instead of spinning, unless the user has set the policy. A thread
-that spins at the end of a region holds a core that the thread the region waits for may need;
-on a machine with a busy core this made two threads many times slower than one.
+`prefer_short_spins` runs when the package is imported: it asks the OpenMP runtime that numba's
+parallel kernels run on (GNU libgomp) to let a waiting thread spin `SPIN_COUNT` times before it
+sleeps, a hundredth of its default, unless the user has set ``GOMP_SPINCOUNT`` or
+``OMP_WAIT_POLICY``. A thread that spins at the end of a region holds a core that the thread
+the region waits for may need: on a machine with a busy core, the default spins made two
+threads many times slower than one. Not spinning at all (``OMP_WAIT_POLICY=PASSIVE``) costs a
+wake-up at each of a step's short regions and loses much of the speed-up on free cores; the
+short spin keeps it (the contention table of `docs/performance.md`).
 """
 
 from __future__ import annotations
@@ -38,10 +41,16 @@ N_JOBS = [None, Interval(Integral, 1, None), Interval(Integral, None, -1)]
 _ENCLOSING: ContextVar[int | None] = ContextVar("streamtopics_threads", default=None)
 
 
-def prefer_sleeping_threads() -> None:
-    """Set ``OMP_WAIT_POLICY=PASSIVE`` unless it is set (module docstring). libgomp reads it when
-    numba first loads it, at the first parallel kernel; set later, it changes nothing."""
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+SPIN_COUNT = 3000
+"""Spins of a waiting OpenMP thread before it sleeps (libgomp's default: 300,000)."""
+
+
+def prefer_short_spins() -> None:
+    """Set ``GOMP_SPINCOUNT`` to `SPIN_COUNT` unless the user has set it or
+    ``OMP_WAIT_POLICY`` (module docstring). libgomp reads it when numba first loads it, at the
+    first parallel kernel; set later, it changes nothing."""
+    if "GOMP_SPINCOUNT" not in os.environ and "OMP_WAIT_POLICY" not in os.environ:
+        os.environ["GOMP_SPINCOUNT"] = str(SPIN_COUNT)
 
 
 def available_threads() -> int:

@@ -38,7 +38,7 @@ from ..kernels.random import content_key
 from ..inference.presets import (DEFAULT_LOCAL_PASSES, DEFAULT_STEP_DECAY, DEFAULT_STEP_OFFSET,
                                  PRESETS, Method, PartSettings, build_parts,
                                  default_topic_word_prior, resolve_method)
-from ..threads import runs_on_n_jobs
+from ..threads import runs_on_n_jobs, using_threads
 from ..validation import (BOOLEAN, InstanceOf, Integral, Interval, Options, PositiveVector, Real,
                           validate_parameters, warn_topic_count)
 from . import auto_passes
@@ -593,7 +593,9 @@ class OnlineLDA(TopicModelEstimator):
         changes the model; deterministic, and a document's proportions depend only on the
         document and the model: its random stream is seeded from the model's seed and a hash of
         its word ids and counts (`content_stream`), never from its row, so permuting the rows
-        of ``X`` permutes the result exactly. (Each document is one kernel call.)"""
+        of ``X`` permutes the result exactly. Each document is one kernel call, on one thread
+        whatever ``n_jobs``: its documents are what a kernel runs in parallel, and a parallel
+        region per document costs more than it saves."""
         engine = self._require_fitted()
         counts, _ = _counts_and_vocabulary(self._check_documents(X, reset=False))
         if counts.shape[1] != engine.n_words:
@@ -604,11 +606,12 @@ class OnlineLDA(TopicModelEstimator):
             f"{type(self).__name__}.transform of {counts.shape[0]:,} documents"))
         proportions = np.zeros((counts.shape[0], engine.n_topics))
         local = self.transform_estimator()
-        for row in range(counts.shape[0]):
-            document = counts[row:row + 1]
-            posterior = engine.local_posterior(Minibatch.from_counts(document),
-                                               stream=content_stream(document), local=local)
-            proportions[row] = posterior.doc_topic()[0]
+        with using_threads(1):
+            for row in range(counts.shape[0]):
+                document = counts[row:row + 1]
+                posterior = engine.local_posterior(Minibatch.from_counts(document),
+                                                   stream=content_stream(document), local=local)
+                proportions[row] = posterior.doc_topic()[0]
         return proportions
 
     @runs_on_n_jobs
