@@ -217,6 +217,7 @@ def error_lines(err: str) -> list[str]:
     return [line for line in err.splitlines() if ": error:" in line]
 
 
+@pytest.mark.filterwarnings("default::streamtopics.errors.TopicCountWarning")
 def test_fit_k_100000_is_refused_in_one_line(tmp_path, capsys, monkeypatch, corpus_dir):
     monkeypatch.setenv(memory.LIMIT_VARIABLE, "1G")
     output = tmp_path / "model.stm"
@@ -231,6 +232,7 @@ def test_fit_k_100000_is_refused_in_one_line(tmp_path, capsys, monkeypatch, corp
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.filterwarnings("default::streamtopics.errors.TopicCountWarning")
 def test_fit_k_above_the_vocabulary_warns_in_one_line(tmp_path, capsys, corpus_dir):
     output = tmp_path / "model.stm"
     assert main(["fit", str(corpus_dir), "-k", "1001", "--passes", "1", "--local-passes", "1",
