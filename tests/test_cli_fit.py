@@ -137,7 +137,7 @@ def test_fit_batch_methods_recover_planted_topics(tmp_path, capsys, method):
 
 
 def test_fit_with_checkpoint_then_resume_matches_one_run(tmp_path, capsys):
-    """``fit --checkpoint`` streams the docword file; a second pass resumed from the checkpoint
+    """``fit --passes 1 --checkpoint`` streams the docword file; a second pass resumed from it
     (``--resume --passes 2``) ends bit-identical to one uninterrupted two-pass run."""
     from streamtopics.corpus.writer import write_synthetic_corpus
 
@@ -147,7 +147,8 @@ def test_fit_with_checkpoint_then_resume_matches_one_run(tmp_path, capsys):
     common = ["-k", "3", "--batch-size", "50", "--local-passes", "4", "--seed", "5",
               "--threads", "1"]
     checkpoint = tmp_path / "run.ckpt"
-    first = run_json(capsys, ["fit", str(directory), *common, "--checkpoint", str(checkpoint),
+    first = run_json(capsys, ["fit", str(directory), *common, "--passes", "1",
+                              "--checkpoint", str(checkpoint),
                               "--checkpoint-every", "100", "-o", str(tmp_path / "one.stm")])
     assert first["documents"] == 300 and first["checkpoints_written"] >= 3
     resumed = run_json(capsys, ["fit", str(directory), *common, "--passes", "2",

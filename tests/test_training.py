@@ -20,7 +20,7 @@ from streamtopics import GibbsLDA, InputError, ModelFileError, OnlineLDA
 from streamtopics.corpus import read_corpus_dir, sources, write_synthetic_corpus
 from streamtopics.checkpoint import read_checkpoint
 from streamtopics.corpus.sources import LineStream
-from streamtopics.training import train_stream
+from streamtopics.training import fit_with_checkpoints, train_stream
 
 from helpers import Interrupted, numba_threads, stop_at
 
@@ -243,12 +243,100 @@ def test_iterable_of_minibatches(tmp_path, corpus_dir):
         train_stream(OnlineLDA(**SETTINGS), iter(batches), n_passes=2)
 
 
+# --- fit over a corpus in memory, checkpointed ----------------------------------------------------
+def _assert_same_fit(model, reference):
+    """The same model, bit for bit: every state array, step, passes and validation scores."""
+    for name, array in reference._state_arrays().items():
+        np.testing.assert_array_equal(model._state_arrays()[name], array)
+    np.testing.assert_array_equal(model.components_, reference.components_)
+    np.testing.assert_array_equal(model.doc_topic_prior_, reference.doc_topic_prior_)
+    assert (model.n_steps_, model.n_passes_) == (reference.n_steps_, reference.n_passes_)
+    assert model.validation_scores_ == reference.validation_scores_
+
+
+def _interrupt_after(documents):
+    """A `fit` callback that interrupts training once ``documents`` have been trained on."""
+    seen = [0]
+
+    def callback(model, report):
+        seen[0] += report.n_documents
+        if seen[0] >= documents:
+            raise Interrupted
+    return callback
+
+
+@pytest.mark.parametrize("n_passes", [1, 3, "auto"])
+def test_checkpointed_fit_is_fit(tmp_path, corpus_dir, n_passes):
+    """Checkpoints never change the model: `fit_with_checkpoints` is `fit`, bit for bit, for
+    one pass, several, and automatic passes (two on this corpus, the held-out documents
+    scored after each)."""
+    corpus = read_corpus_dir(corpus_dir)
+    reference = OnlineLDA(**SETTINGS, n_passes=n_passes).fit(corpus)
+    model = OnlineLDA(**SETTINGS, n_passes=n_passes)
+    result = fit_with_checkpoints(model, corpus, tmp_path / "fit.ckpt", checkpoint_every=300)
+    _assert_same_fit(model, reference)
+    trained = D - D // 20 if n_passes == "auto" else D
+    assert result.documents == trained * reference.n_passes_
+    assert result.checkpoints_written == result.documents // 300 + 1
+    stored, _, _ = read_checkpoint(tmp_path / "fit.ckpt")
+    assert stored.finished and stored.position.pass_index == reference.n_passes_
+    np.testing.assert_array_equal(OnlineLDA.load(tmp_path / "fit.ckpt").components_,
+                                  reference.components_)
+
+
+@pytest.mark.parametrize("n_passes", [3, "auto"])
+def test_interrupted_fit_resumes_exactly(tmp_path, corpus_dir, n_passes):
+    """A checkpointed fit interrupted three times, mid-pass (in the second pass of automatic
+    passes, after the first was scored: the scores and the best pass's state come back from
+    the checkpoint), then resumed, is the uninterrupted `fit`, bit for bit; a finished
+    checkpoint resumes as a no-op."""
+    corpus = read_corpus_dir(corpus_dir)
+    reference = OnlineLDA(**SETTINGS, n_passes=n_passes).fit(corpus)
+    assert reference.n_passes_ >= 2
+    checkpoint = tmp_path / "fit.ckpt"
+    for documents in (700, 1200, 1100):  # the last checkpoints at 500, 1500 and 2500 documents
+        with pytest.raises(Interrupted):
+            fit_with_checkpoints(OnlineLDA(**SETTINGS, n_passes=n_passes), corpus, checkpoint,
+                                 checkpoint_every=250, resume=True,
+                                 callback=_interrupt_after(documents))
+    stored, arrays, _ = read_checkpoint(checkpoint)
+    assert stored.position.pass_index == 1 and not stored.finished
+    if n_passes == "auto":
+        assert stored.schedule["scores"] == reference.validation_scores_[:1]
+        assert any(name.startswith("best_pass.") for name in arrays)
+    resumed = OnlineLDA(**SETTINGS, n_passes=n_passes)
+    result = fit_with_checkpoints(resumed, corpus, checkpoint, checkpoint_every=250,
+                                  resume=True)
+    assert result.resumed_from == stored.position
+    _assert_same_fit(resumed, reference)
+    again = OnlineLDA(**SETTINGS, n_passes=n_passes)
+    assert fit_with_checkpoints(again, corpus, checkpoint, resume=True).steps == 0
+    _assert_same_fit(again, reference)
+
+
+def test_fit_checkpoints_of_another_run_are_refused(tmp_path, corpus_dir):
+    corpus = read_corpus_dir(corpus_dir)
+    checkpoint = tmp_path / "fit.ckpt"
+    with pytest.raises(Interrupted):
+        fit_with_checkpoints(OnlineLDA(**SETTINGS, n_passes=2), corpus, checkpoint,
+                             checkpoint_every=100, callback=_interrupt_after(300))
+    cases = [(OnlineLDA(**SETTINGS, n_passes=2), corpus[:D - 1], "documents differ"),
+             (OnlineLDA(**SETTINGS), corpus, "n_passes = 2 in the checkpoint, 'auto' now"),
+             (OnlineLDA(**dict(SETTINGS, random_state=4), n_passes=2), corpus,
+              "random_state = 3")]
+    for model, documents, message in cases:
+        with pytest.raises(InputError, match=f"another training run: .*{message}"):
+            fit_with_checkpoints(model, documents, checkpoint, resume=True)
+    with pytest.raises(InputError, match="a checkpoint exists here"):
+        fit_with_checkpoints(OnlineLDA(**SETTINGS, n_passes=2), corpus, checkpoint)
+
+
 # --- a real process killed with SIGKILL ----------------------------------------------------------
 CHILD = """
 import json, os, signal, sys
 from streamtopics import OnlineLDA
 import streamtopics.atomic as atomic
-from streamtopics.training import train_stream
+from streamtopics.training import fit_with_checkpoints, train_stream
 
 corpus, checkpoint, settings, die_at_write = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4])
 if die_at_write:  # die after writing the checkpoint's data, before renaming it into place

@@ -221,6 +221,10 @@ def _existing_checkpoint(path: Path, model, resume: bool):
 
 
 # --- fit over a corpus in memory ----------------------------------------------------------------
+CORPUS_KIND = "corpus"
+"""The source kind of checkpoints of `fit_with_checkpoints` (`corpus_identity`)."""
+
+
 def corpus_identity(corpus: Corpus) -> dict:
     """The identity a checkpoint of `fit_with_checkpoints` records: the corpus' shape and a
     SHA-256 digest of its counts (CSR arrays)."""
@@ -228,7 +232,7 @@ def corpus_identity(corpus: Corpus) -> dict:
     digest = hashlib.sha256()
     for array in (counts.indptr, counts.indices, counts.data):
         digest.update(np.ascontiguousarray(array, dtype=np.int64).tobytes())
-    return {"kind": "corpus", "documents": int(counts.shape[0]), "words": int(counts.shape[1]),
+    return {"kind": CORPUS_KIND, "documents": int(counts.shape[0]), "words": int(counts.shape[1]),
             "sha256": digest.hexdigest()}
 
 
