@@ -1,5 +1,6 @@
 """`streamtopics fit`, `topics` and `transform` end to end on a small corpus directory."""
 
+import functools
 import json
 
 import numpy as np
@@ -160,6 +161,59 @@ def test_fit_with_checkpoint_then_resume_matches_one_run(tmp_path, capsys):
     a = OnlineLDA.load(tmp_path / "resumed.stm").components_
     b = OnlineLDA.load(tmp_path / "straight.stm").components_
     assert np.array_equal(a, b)
+
+
+def _same_arrays(path_a, path_b) -> None:
+    a, b = load_model(path_a)[0], load_model(path_b)[0]
+    assert sorted(a) == sorted(b)
+    for name in a:
+        np.testing.assert_array_equal(a[name], b[name])
+
+
+@pytest.mark.parametrize("passes", ["1", "3", "auto"])
+def test_checkpoints_never_change_the_model(tmp_path, capsys, corpus_dir, monkeypatch, passes):
+    """The same command with and without ``--checkpoint`` writes the same model arrays, bit
+    for bit; interrupted after 150 documents (inside the first pass), then ``--resume PATH``,
+    it still does, and says which checkpoint it resumed."""
+    import streamtopics.cli.fit as fit_command
+    from helpers import Interrupted
+
+    directory, _ = corpus_dir
+    common = [str(directory), "-k", "3", "--batch-size", "20", "--local-passes", "3",
+              "--seed", "2", "--threads", "1", "--passes", passes]
+    plain = run_json(capsys, ["fit", *common, "-o", str(tmp_path / "plain.stm")])
+    checkpoint = tmp_path / "run.ckpt"
+    checked = run_json(capsys, ["fit", *common, "--checkpoint", str(checkpoint),
+                                "--checkpoint-every", "60", "-o", str(tmp_path / "checked.stm")])
+    assert (checked["documents"], checked["steps"]) == (plain["documents"], plain["steps"])
+    _same_arrays(tmp_path / "plain.stm", tmp_path / "checked.stm")
+    interrupted = tmp_path / "interrupted.ckpt"
+    if passes == "1":  # one pass streams: `train_stream` takes a progress callback
+        real, hook = fit_command.train_stream, "progress"
+
+        def stop(position):
+            if position.documents_total >= 150:
+                raise Interrupted
+    else:
+        real, hook = fit_command.fit_with_checkpoints, "callback"
+        seen = [0]
+
+        def stop(model, report):
+            seen[0] += report.n_documents
+            if seen[0] >= 150:
+                raise Interrupted
+    monkeypatch.setattr(fit_command, real.__name__, functools.wraps(real)(
+        lambda *arguments, **options: real(*arguments, **{**options, hook: stop})))
+    with pytest.raises(Interrupted):
+        main(["fit", *common, "--checkpoint", str(interrupted), "--checkpoint-every", "60",
+              "-o", str(tmp_path / "never.stm")])
+    monkeypatch.undo()
+    capsys.readouterr()
+    assert main(["fit", *common, "--resume", str(interrupted), "-o",
+                 str(tmp_path / "resumed.stm")]) == 0
+    assert f"resumed from 120 documents; 1 checkpoints written to {interrupted}" \
+        in capsys.readouterr().out
+    _same_arrays(tmp_path / "plain.stm", tmp_path / "resumed.stm")
 
 
 def test_fit_streams_jsonl_from_stdin(tmp_path, capsys, monkeypatch):

@@ -18,8 +18,8 @@ prefixed with `BEST_PASS_PREFIX`: a resumed fit continues the same schedule.
 
 No random generator state is needed: the local estimators' random streams derive from (seed,
 step index, document index), so the step counter is the only random state. A checkpoint is
-also a model file: ``OnlineLDA.load(checkpoint)`` works. `training.train_stream` writes and
-resumes them.
+also a model file: ``OnlineLDA.load(checkpoint)`` works. `training.train_stream` (a stream)
+and `training.fit_with_checkpoints` (`fit` over a corpus in memory) write and resume them.
 """
 
 from __future__ import annotations

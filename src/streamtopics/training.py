@@ -16,6 +16,11 @@ batch size, source), skips the documents already consumed and continues; checkpo
 only at minibatch boundaries, so the minibatches after a resume are those of an uninterrupted
 run and the final model is bit-identical to it. A checkpoint is also a model file:
 ``OnlineLDA.load(checkpoint)`` works.
+
+`fit_with_checkpoints(model, corpus, checkpoint)` is ``model.fit(corpus)`` over a corpus in
+memory with the same checkpoints, for any ``n_passes`` ("auto" included: the held-out rows,
+the scores so far and the best pass go into the checkpoint), resuming mid-pass: checkpoints
+never change the model.
 """
 
 from __future__ import annotations

@@ -138,7 +138,8 @@ def register(subparsers) -> None:
                         help="format of raw text input (default: from the name, or stdin's first line)")
     add_text_options(stream)
     stream.add_argument("--checkpoint", default=None, metavar="PATH",
-                        help="write the complete training state to PATH atomically")
+                        help="write the complete training state to PATH atomically; the "
+                             "model is the one trained without it (docs/streaming.md)")
     stream.add_argument("--checkpoint-every", type=int, default=None, metavar="N",
                         help=f"documents between checkpoints (default: "
                              f"{default_of(train_stream, 'checkpoint_every')})")
