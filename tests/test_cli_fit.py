@@ -241,3 +241,25 @@ def test_streaming_flags_refuse_batch_methods(tmp_path, capsys):
     assert main(["fit", str(tmp_path), "-k", "2", "--method", "cgs", "--checkpoint",
                  str(tmp_path / "c"), "-o", str(tmp_path / "m.stm")]) == 2
     assert "online method" in capsys.readouterr().err
+
+
+def test_hdp_checkpoints_never_change_the_model(tmp_path, capsys, corpus_dir):
+    """``--model hdp`` with ``--checkpoint`` streams its passes; the model is the one fitted on
+    the loaded corpus without it, bit for bit (interrupted resumes: tests/test_hdp.py)."""
+    directory, _ = corpus_dir
+    common = ["fit", str(directory), "--model", "hdp", "--max-topics", "6", "--batch-size", "20",
+              "--seed", "1", "--threads", "1", "--passes", "3"]
+    assert run_json(capsys, [*common, "-o", str(tmp_path / "plain.stm")])["input"] == "loaded"
+    checked = run_json(capsys, [*common, "--checkpoint", str(tmp_path / "run.ckpt"),
+                                "--checkpoint-every", "50", "-o", str(tmp_path / "checked.stm")])
+    assert checked["input"] == "streamed" and checked["checkpoints_written"] >= 3
+    _same_arrays(tmp_path / "plain.stm", tmp_path / "checked.stm")
+
+
+def test_labeled_models_refuse_checkpoints(tmp_path, capsys, corpus_dir):
+    """The labeled models take no checkpoints: the flags are refused, not ignored."""
+    directory, _ = corpus_dir
+    for flag in (["--checkpoint", str(tmp_path / "c")], ["--resume", str(tmp_path / "c")]):
+        assert main(["fit", str(directory), "--model", "labeled-g-oem", *flag,
+                     "-o", str(tmp_path / "m.stm")]) == 2
+        assert "labeled models take no checkpoints" in capsys.readouterr().err

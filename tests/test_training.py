@@ -329,6 +329,8 @@ def test_fit_checkpoints_of_another_run_are_refused(tmp_path, corpus_dir):
             fit_with_checkpoints(model, documents, checkpoint, resume=True)
     with pytest.raises(InputError, match="a checkpoint exists here"):
         fit_with_checkpoints(OnlineLDA(**SETTINGS, n_passes=2), corpus, checkpoint)
+    with pytest.raises(ValueError, match="n_init must be 1"):
+        fit_with_checkpoints(OnlineLDA(**SETTINGS, n_init=2), corpus, tmp_path / "restarts")
 
 
 # --- a real process killed with SIGKILL ----------------------------------------------------------

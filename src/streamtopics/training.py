@@ -255,6 +255,8 @@ def fit_with_checkpoints(model, corpus: Corpus, checkpoint, *, checkpoint_every:
     started = time.perf_counter()
     if checkpoint_every < 1:
         raise ValueError(f"checkpoint_every must be >= 1 documents, got {checkpoint_every}")
+    if model.n_init != 1:
+        raise ValueError("a checkpointed fit is one run: n_init must be 1")
     checkpoint = Path(checkpoint)
     stored, arrays, metadata = _existing_checkpoint(checkpoint, model, resume)
     identity = corpus_identity(corpus)

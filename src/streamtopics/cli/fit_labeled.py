@@ -88,6 +88,9 @@ def build_model(args):
 
 
 def run(args) -> int:
+    if args.checkpoint is not None or args.resume is not None:
+        raise InputError("the labeled models take no checkpoints: drop --checkpoint and "
+                         "--resume")
     corpus = read_training_corpus(args)
     path = args.labels or split_label_file(args.corpus, args.split)
     if path is None:
