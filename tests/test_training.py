@@ -1,6 +1,7 @@
-"""Training over streams: `train_stream` equals `fit`; checkpoints resume
-bit-identically after an interruption, including a real child process killed with SIGKILL at
-random moments (during a step or a checkpoint write); checkpoints of another run are refused."""
+"""Training over streams: `train_stream` equals `fit`, and `fit_with_checkpoints` is `fit`
+(one pass, several, automatic passes); checkpoints resume bit-identically after an
+interruption, including a real child process killed with SIGKILL at random moments (during a
+step or a checkpoint write); checkpoints of another run are refused."""
 
 from __future__ import annotations
 
@@ -355,8 +356,20 @@ def paced(position):  # report progress, then wait for the parent's word to go o
     print(position.documents_total, flush=True)
     sys.stdin.readline()
 
-train_stream(OnlineLDA(**settings), corpus, checkpoint=checkpoint, checkpoint_every=settings["batch_size"],
-             resume=True, progress=paced)
+if settings.get("n_passes") == "auto":  # a fit over the loaded corpus, its documents counted
+    from streamtopics.checkpoint import read_checkpoint
+    from streamtopics.corpus import read_corpus_dir
+    done = read_checkpoint(checkpoint)[0].position.documents_total if os.path.exists(checkpoint) else 0
+    def counted(model, report):
+        global done
+        done += report.n_documents
+        print(done, flush=True)
+        sys.stdin.readline()
+    fit_with_checkpoints(OnlineLDA(**settings), read_corpus_dir(corpus), checkpoint,
+                         checkpoint_every=settings["batch_size"], resume=True, callback=counted)
+else:
+    train_stream(OnlineLDA(**settings), corpus, checkpoint=checkpoint,
+                 checkpoint_every=settings["batch_size"], resume=True, progress=paced)
 print("done", flush=True)
 """
 
@@ -430,3 +443,37 @@ def test_sigkilled_process_resumes_bit_identical(tmp_path, corpus_dir):
     np.testing.assert_array_equal(finished.components_, reference.components_)
     np.testing.assert_array_equal(finished.doc_topic_prior_, reference.doc_topic_prior_)
     assert read_checkpoint(checkpoint)[0].finished
+
+
+def test_sigkilled_automatic_passes_resume_bit_identical(tmp_path, corpus_dir):
+    """A child process fitting the loaded corpus with automatic passes and a checkpoint after
+    every minibatch is killed with SIGKILL at 3 random points (seeded), the last ones in the
+    second pass (after the first was scored); the fit resumed after the last kill ends with
+    the uninterrupted fit's model and validation scores, bit for bit."""
+    settings = dict(SETTINGS, n_passes="auto")
+    with numba_threads(1):
+        reference = OnlineLDA(**settings).fit(read_corpus_dir(corpus_dir))
+    assert reference.n_passes_ == 2
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    checkpoint = tmp_path / "fit.ckpt"
+    rng = np.random.default_rng(5)
+    trained = D - D // 20  # a pass: the documents not held out
+    kill_points = [int(rng.integers(1, trained // BATCH)) * BATCH,
+                   *np.sort(rng.choice(np.arange(trained // BATCH + 1, 2 * trained // BATCH - 1),
+                                       size=2, replace=False)) * BATCH]
+    for kill_after, delay in zip(kill_points, rng.uniform(0.0, 0.005, size=3)):
+        code, reported = _run_child(script, corpus_dir, checkpoint, settings, int(kill_after),
+                                    delay)
+        assert code == -signal.SIGKILL and reported >= kill_after
+        stored = read_checkpoint(checkpoint)[0]
+        assert stored.position.documents_total <= reported + BATCH
+    assert stored.position.pass_index == 1 and len(stored.schedule["scores"]) == 1
+    code, _ = _run_child(script, corpus_dir, checkpoint, settings)
+    assert code == 0
+    stored = read_checkpoint(checkpoint)[0]
+    assert stored.finished and stored.schedule["scores"] == reference.validation_scores_
+    finished = OnlineLDA.load(checkpoint)
+    for name, array in reference._state_arrays().items():
+        np.testing.assert_array_equal(finished._state_arrays()[name], array)
+    assert finished.n_steps_ == reference.n_steps_
