@@ -1,7 +1,10 @@
 """Training over streams: `train_stream` equals `fit`, and `fit_with_checkpoints` is `fit`
 (one pass, several, automatic passes); checkpoints resume bit-identically after an
 interruption, including a real child process killed with SIGKILL at random moments (during a
-step or a checkpoint write); checkpoints of another run are refused."""
+step or a checkpoint write); checkpoints of another run are refused.
+
+Over 450 lines because the checkpoints of streams and of fits are one concern, tested on one
+corpus, and their SIGKILL tests share one child process script and its driver."""
 
 from __future__ import annotations
 
