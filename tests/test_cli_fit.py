@@ -255,11 +255,3 @@ def test_hdp_checkpoints_never_change_the_model(tmp_path, capsys, corpus_dir):
     assert checked["input"] == "streamed" and checked["checkpoints_written"] >= 3
     _same_arrays(tmp_path / "plain.stm", tmp_path / "checked.stm")
 
-
-def test_labeled_models_refuse_checkpoints(tmp_path, capsys, corpus_dir):
-    """The labeled models take no checkpoints: the flags are refused, not ignored."""
-    directory, _ = corpus_dir
-    for flag in (["--checkpoint", str(tmp_path / "c")], ["--resume", str(tmp_path / "c")]):
-        assert main(["fit", str(directory), "--model", "labeled-g-oem", *flag,
-                     "-o", str(tmp_path / "m.stm")]) == 2
-        assert "labeled models take no checkpoints" in capsys.readouterr().err

@@ -230,21 +230,26 @@ CORPUS_KIND = "corpus"
 """The source kind of checkpoints of `fit_with_checkpoints` (`corpus_identity`)."""
 
 
-def corpus_identity(corpus: Corpus) -> dict:
+def corpus_identity(corpus: Corpus, topic_mask=None) -> dict:
     """The identity a checkpoint of `fit_with_checkpoints` records: the corpus' shape and a
-    SHA-256 digest of its counts (CSR arrays)."""
+    SHA-256 digest of its counts (CSR arrays) and of the documents' allowed topics
+    (``topic_mask``, a `TopicMask`: the labels of a labeled model)."""
     counts = corpus.counts
     digest = hashlib.sha256()
-    for array in (counts.indptr, counts.indices, counts.data):
+    arrays = [counts.indptr, counts.indices, counts.data]
+    if topic_mask is not None:
+        arrays += [topic_mask.ptr, topic_mask.topics, [topic_mask.n_topics]]
+    for array in arrays:
         digest.update(np.ascontiguousarray(array, dtype=np.int64).tobytes())
     return {"kind": CORPUS_KIND, "documents": int(counts.shape[0]), "words": int(counts.shape[1]),
             "sha256": digest.hexdigest()}
 
 
 def fit_with_checkpoints(model, corpus: Corpus, checkpoint, *, checkpoint_every: int = 10_000,
-                         resume: bool = False, callback=None) -> TrainingResult:
-    """``model.fit(corpus, callback=callback)`` (`OnlineLDA`, any ``n_passes``, "auto"
-    included) writing the complete training state to ``checkpoint`` every
+                         resume: bool = False, callback=None,
+                         topic_mask=None) -> TrainingResult:
+    """``model.fit(corpus, callback=callback, topic_mask=topic_mask)`` (`OnlineLDA`, any
+    ``n_passes``, "auto" included; a ``topic_mask``: `LabeledOnlineLDA`'s model) writing the complete training state to ``checkpoint`` every
     ``checkpoint_every`` training documents (at the end of the minibatch that reaches them) and
     at the end: the model file, the pass and the documents of it trained on
     (`auto_passes.FitProgress`) and, with automatic passes, the held-out rows, the scores so
@@ -259,7 +264,7 @@ def fit_with_checkpoints(model, corpus: Corpus, checkpoint, *, checkpoint_every:
         raise ValueError("a checkpointed fit is one run: n_init must be 1")
     checkpoint = Path(checkpoint)
     stored, arrays, metadata = _existing_checkpoint(checkpoint, model, resume)
-    identity = corpus_identity(corpus)
+    identity = corpus_identity(corpus, topic_mask)
     automatic = model.n_passes == auto_passes.AUTO
     validation_rows = auto_passes.validation_split(corpus.n_documents).validation_rows
     progress, position = None, StreamPosition()
@@ -299,7 +304,7 @@ def fit_with_checkpoints(model, corpus: Corpus, checkpoint, *, checkpoint_every:
         if callback is not None:
             callback(fitted, report)
 
-    model.fit(corpus, callback=after_step, resume=progress)
+    model.fit(corpus, callback=after_step, resume=progress, topic_mask=topic_mask)
     position = write(finished=True)
     return TrainingResult(model, position, None if stored is None else stored.position,
                           counters["documents"], counters["steps"], counters["written"],
