@@ -39,7 +39,7 @@ from ..validation import validate_parameters
 from . import fit_backend, fit_labeled
 from .common import (add_json_flag, add_text_options, add_threads_option, default_of, emit, given,
                      positive_int, progress, read_training_corpus, report_reading, text_options)
-from .fit_reading import LOAD_LIMIT_MB, plan_reading
+from .fit_reading import LOAD_LIMIT_MB, checkpoint_path, plan_reading
 
 
 def register(subparsers) -> None:
@@ -233,7 +233,7 @@ def run(args) -> int:
 
 def _train_in_memory(model, args) -> tuple[int, int, float, dict]:
     """Load the corpus, fit (with ``--eval-every`` if asked); (documents, tokens, seconds, extra)."""
-    checkpoint = _checkpoint_path(args)
+    checkpoint = checkpoint_path(args)
     if checkpoint is not None and (args.method in BATCH_METHODS or args.eval_every is not None):
         raise InputError("--checkpoint and --resume need an online method (not cgs or cvb0) "
                          "and no --eval-every (evaluate afterwards)")
@@ -274,7 +274,7 @@ def _train_streaming(model, args, n_passes: int) -> tuple[int, int, float, dict]
                          "directory of .txt files, or - for stdin)", args.corpus)
     if model.corpus_size is None:
         model.set_params(corpus_size=_declared_corpus_size(args))
-    checkpoint = _checkpoint_path(args)
+    checkpoint = checkpoint_path(args)
     with progress(total=None, desc=args.method) as bar:
         result = train_stream(
             model, args.corpus, n_passes=n_passes,
@@ -289,13 +289,6 @@ def _train_streaming(model, args, n_passes: int) -> tuple[int, int, float, dict]
         extra["tokens_dropped"] = dict(result.report.tokens_dropped) if result.report else {}
     tokens = result.report.tokens_kept if result.report is not None else None
     return result.documents, tokens, result.seconds, extra
-
-def _checkpoint_path(args) -> str | None:
-    """The checkpoint of ``--resume PATH`` or ``--checkpoint PATH`` (None: no checkpoint)."""
-    checkpoint = args.resume if isinstance(args.resume, str) else args.checkpoint
-    if args.resume is not None and checkpoint is None:
-        raise InputError("--resume needs a checkpoint: --resume PATH or --checkpoint PATH")
-    return checkpoint
 
 
 def _checkpoint_summary(result, checkpoint) -> dict:

@@ -25,6 +25,7 @@ from ..estimators.labeled_cvb0 import LabeledCVB0LDA
 from ..estimators.labeled_online import LabeledOnlineLDA
 from ..training import fit_with_checkpoints
 from .common import default_of, emit, given, positive_int, progress, read_training_corpus
+from .fit_reading import checkpoint_path
 
 MODEL_CLASSES = {"labeled-lda": LabeledLDA, "prior-lda": PriorLDA,
                  "labeled-g-oem": LabeledOnlineLDA, "prior-cvb0": LabeledCVB0LDA}
@@ -89,9 +90,7 @@ def build_model(args):
 
 
 def run(args) -> int:
-    checkpoint = args.resume if isinstance(args.resume, str) else args.checkpoint
-    if args.resume is not None and checkpoint is None:
-        raise InputError("--resume needs a checkpoint: --resume PATH or --checkpoint PATH")
+    checkpoint = checkpoint_path(args)
     if checkpoint is not None and args.model != "labeled-g-oem":
         raise InputError(f"{args.model} is a batch model and takes no checkpoints (labeled-g-oem "
                          f"does): drop --checkpoint and --resume")

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ..checkpoint import read_checkpoint
 from ..corpus.readers import TEXT_FORMATS, corpus_dir_files, detect_format
+from ..errors import InputError
 from ..inference.presets import PRESETS
 from ..training import CORPUS_KIND
 
@@ -55,11 +56,19 @@ def input_bytes(corpus: str, split: str) -> int:
     return path.stat().st_size
 
 
+def checkpoint_path(args) -> str | None:
+    """The checkpoint of ``--resume PATH`` or ``--checkpoint PATH`` (None: no checkpoint)."""
+    checkpoint = args.resume if isinstance(args.resume, str) else args.checkpoint
+    if args.resume is not None and checkpoint is None:
+        raise InputError("--resume needs a checkpoint: --resume PATH or --checkpoint PATH")
+    return checkpoint
+
+
 def _resumes_a_stream(args) -> bool:
     """Whether ``--resume`` continues a checkpoint that `training.train_stream` wrote (a
     streamed run): it goes on streaming, which trains integer passes as `fit` does."""
-    path = args.resume if isinstance(args.resume, str) else args.checkpoint
-    if args.resume is None or path is None or not Path(path).exists():
+    path = checkpoint_path(args)
+    if args.resume is None or not Path(path).exists():
         return False
     return read_checkpoint(path)[0].source.get("kind") != CORPUS_KIND
 
