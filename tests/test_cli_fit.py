@@ -1,5 +1,6 @@
 """`streamtopics fit`, `topics` and `transform` end to end on a small corpus directory."""
 
+import functools
 import json
 
 import numpy as np
@@ -137,7 +138,7 @@ def test_fit_batch_methods_recover_planted_topics(tmp_path, capsys, method):
 
 
 def test_fit_with_checkpoint_then_resume_matches_one_run(tmp_path, capsys):
-    """``fit --checkpoint`` streams the docword file; a second pass resumed from the checkpoint
+    """``fit --passes 1 --checkpoint`` streams the docword file; a second pass resumed from it
     (``--resume --passes 2``) ends bit-identical to one uninterrupted two-pass run."""
     from streamtopics.corpus.writer import write_synthetic_corpus
 
@@ -147,7 +148,8 @@ def test_fit_with_checkpoint_then_resume_matches_one_run(tmp_path, capsys):
     common = ["-k", "3", "--batch-size", "50", "--local-passes", "4", "--seed", "5",
               "--threads", "1"]
     checkpoint = tmp_path / "run.ckpt"
-    first = run_json(capsys, ["fit", str(directory), *common, "--checkpoint", str(checkpoint),
+    first = run_json(capsys, ["fit", str(directory), *common, "--passes", "1",
+                              "--checkpoint", str(checkpoint),
                               "--checkpoint-every", "100", "-o", str(tmp_path / "one.stm")])
     assert first["documents"] == 300 and first["checkpoints_written"] >= 3
     resumed = run_json(capsys, ["fit", str(directory), *common, "--passes", "2",
@@ -159,6 +161,59 @@ def test_fit_with_checkpoint_then_resume_matches_one_run(tmp_path, capsys):
     a = OnlineLDA.load(tmp_path / "resumed.stm").components_
     b = OnlineLDA.load(tmp_path / "straight.stm").components_
     assert np.array_equal(a, b)
+
+
+def _same_arrays(path_a, path_b) -> None:
+    a, b = load_model(path_a)[0], load_model(path_b)[0]
+    assert sorted(a) == sorted(b)
+    for name in a:
+        np.testing.assert_array_equal(a[name], b[name])
+
+
+@pytest.mark.parametrize("passes", ["1", "3", "auto"])
+def test_checkpoints_never_change_the_model(tmp_path, capsys, corpus_dir, monkeypatch, passes):
+    """The same command with and without ``--checkpoint`` writes the same model arrays, bit
+    for bit; interrupted after 150 documents (inside the first pass), then ``--resume PATH``,
+    it still does, and says which checkpoint it resumed."""
+    import streamtopics.cli.fit as fit_command
+    from helpers import Interrupted
+
+    directory, _ = corpus_dir
+    common = [str(directory), "-k", "3", "--batch-size", "20", "--local-passes", "3",
+              "--seed", "2", "--threads", "1", "--passes", passes]
+    plain = run_json(capsys, ["fit", *common, "-o", str(tmp_path / "plain.stm")])
+    checkpoint = tmp_path / "run.ckpt"
+    checked = run_json(capsys, ["fit", *common, "--checkpoint", str(checkpoint),
+                                "--checkpoint-every", "60", "-o", str(tmp_path / "checked.stm")])
+    assert (checked["documents"], checked["steps"]) == (plain["documents"], plain["steps"])
+    _same_arrays(tmp_path / "plain.stm", tmp_path / "checked.stm")
+    interrupted = tmp_path / "interrupted.ckpt"
+    if passes == "1":  # one pass streams: `train_stream` takes a progress callback
+        real, hook = fit_command.train_stream, "progress"
+
+        def stop(position):
+            if position.documents_total >= 150:
+                raise Interrupted
+    else:
+        real, hook = fit_command.fit_with_checkpoints, "callback"
+        seen = [0]
+
+        def stop(model, report):
+            seen[0] += report.n_documents
+            if seen[0] >= 150:
+                raise Interrupted
+    monkeypatch.setattr(fit_command, real.__name__, functools.wraps(real)(
+        lambda *arguments, **options: real(*arguments, **{**options, hook: stop})))
+    with pytest.raises(Interrupted):
+        main(["fit", *common, "--checkpoint", str(interrupted), "--checkpoint-every", "60",
+              "-o", str(tmp_path / "never.stm")])
+    monkeypatch.undo()
+    capsys.readouterr()
+    assert main(["fit", *common, "--resume", str(interrupted), "-o",
+                 str(tmp_path / "resumed.stm")]) == 0
+    assert f"resumed from 120 documents; 1 checkpoints written to {interrupted}" \
+        in capsys.readouterr().out
+    _same_arrays(tmp_path / "plain.stm", tmp_path / "resumed.stm")
 
 
 def test_fit_streams_jsonl_from_stdin(tmp_path, capsys, monkeypatch):
@@ -186,3 +241,17 @@ def test_streaming_flags_refuse_batch_methods(tmp_path, capsys):
     assert main(["fit", str(tmp_path), "-k", "2", "--method", "cgs", "--checkpoint",
                  str(tmp_path / "c"), "-o", str(tmp_path / "m.stm")]) == 2
     assert "online method" in capsys.readouterr().err
+
+
+def test_hdp_checkpoints_never_change_the_model(tmp_path, capsys, corpus_dir):
+    """``--model hdp`` with ``--checkpoint`` streams its passes; the model is the one fitted on
+    the loaded corpus without it, bit for bit (interrupted resumes: tests/test_hdp.py)."""
+    directory, _ = corpus_dir
+    common = ["fit", str(directory), "--model", "hdp", "--max-topics", "6", "--batch-size", "20",
+              "--seed", "1", "--threads", "1", "--passes", "3"]
+    assert run_json(capsys, [*common, "-o", str(tmp_path / "plain.stm")])["input"] == "loaded"
+    checked = run_json(capsys, [*common, "--checkpoint", str(tmp_path / "run.ckpt"),
+                                "--checkpoint-every", "50", "-o", str(tmp_path / "checked.stm")])
+    assert checked["input"] == "streamed" and checked["checkpoints_written"] >= 3
+    _same_arrays(tmp_path / "plain.stm", tmp_path / "checked.stm")
+

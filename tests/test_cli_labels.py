@@ -1,8 +1,11 @@
 """`streamtopics fit --model labeled-lda|prior-lda|labeled-g-oem` and `predict-labels` on a
 planted labelled corpus directory: labels recovered on the test split, label filter, errors
-naming the file and line."""
+naming the file and line; labeled-g-oem's checkpoints never change the model."""
 
+import functools
 import json
+
+import numpy as np
 
 import pytest
 
@@ -11,6 +14,7 @@ from streamtopics.corpus.labels import DEBTAGS_CONTENT, LabelFilter, read_label_
 from streamtopics.corpus.synthetic import generate_labeled_synthetic
 from streamtopics.corpus.writer import write_corpus_dir
 from streamtopics.errors import InputError
+from streamtopics.persistence import load_model
 
 
 @pytest.fixture(scope="module")
@@ -61,3 +65,44 @@ def test_label_filter_and_bad_label_files(labelled_dir, tmp_path, capsys):
     assert "2 label lines for 800 documents" in capsys.readouterr().err
     assert main(["fit", str(labelled_dir), "-o", str(tmp_path / "m.stm")]) == 2
     assert "-k/--topics is required" in capsys.readouterr().err
+
+
+def test_labeled_online_checkpoints_never_change_the_model(labelled_dir, tmp_path, capsys,
+                                                           monkeypatch):
+    """labeled-g-oem over two passes with ``--checkpoint`` writes the model written without it,
+    bit for bit; interrupted in the second pass and resumed, too. The batch labeled models
+    refuse the flags."""
+    import streamtopics.cli.fit_labeled as fit_labeled
+    from helpers import Interrupted
+
+    common = ["fit", str(labelled_dir), "--model", "labeled-g-oem", "--passes", "2",
+              "--batch-size", "50", "--local-passes", "3", "--seed", "4", "--threads", "1"]
+    assert main([*common, "-o", str(tmp_path / "plain.stm")]) == 0
+    checkpoint = tmp_path / "run.ckpt"
+    assert main([*common, "--checkpoint", str(checkpoint), "--checkpoint-every", "200",
+                 "-o", str(tmp_path / "checked.stm")]) == 0
+    real, seen = fit_labeled.fit_with_checkpoints, [0]
+
+    def stop(model, report):
+        seen[0] += report.n_documents
+        if seen[0] >= 1000:
+            raise Interrupted
+
+    monkeypatch.setattr(fit_labeled, "fit_with_checkpoints", functools.wraps(real)(
+        lambda *arguments, **options: real(*arguments, **{**options, "callback": stop})))
+    interrupted = tmp_path / "interrupted.ckpt"
+    with pytest.raises(Interrupted):
+        main([*common, "--checkpoint", str(interrupted), "--checkpoint-every", "200",
+              "-o", str(tmp_path / "never.stm")])
+    monkeypatch.undo()
+    assert main([*common, "--resume", str(interrupted), "-o", str(tmp_path / "resumed.stm")]) == 0
+    plain = load_model(tmp_path / "plain.stm")[0]
+    for other in ("checked.stm", "resumed.stm"):
+        arrays = load_model(tmp_path / other)[0]
+        assert sorted(arrays) == sorted(plain)
+        for name in plain:
+            np.testing.assert_array_equal(arrays[name], plain[name])
+    capsys.readouterr()
+    assert main(["fit", str(labelled_dir), "--model", "prior-cvb0", "--checkpoint",
+                 str(tmp_path / "c"), "-o", str(tmp_path / "m.stm")]) == 2
+    assert "takes no checkpoints" in capsys.readouterr().err

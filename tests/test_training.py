@@ -1,6 +1,10 @@
-"""Training over streams: `train_stream` equals `fit`; checkpoints resume
-bit-identically after an interruption, including a real child process killed with SIGKILL at
-random moments (during a step or a checkpoint write); checkpoints of another run are refused."""
+"""Training over streams: `train_stream` equals `fit`, and `fit_with_checkpoints` is `fit`
+(one pass, several, automatic passes); checkpoints resume bit-identically after an
+interruption, including a real child process killed with SIGKILL at random moments (during a
+step or a checkpoint write); checkpoints of another run are refused.
+
+Over 450 lines because the checkpoints of streams and of fits are one concern, tested on one
+corpus, and their SIGKILL tests share one child process script and its driver."""
 
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ from streamtopics import GibbsLDA, InputError, ModelFileError, OnlineLDA
 from streamtopics.corpus import read_corpus_dir, sources, write_synthetic_corpus
 from streamtopics.checkpoint import read_checkpoint
 from streamtopics.corpus.sources import LineStream
-from streamtopics.training import train_stream
+from streamtopics.training import fit_with_checkpoints, train_stream
 
 from helpers import Interrupted, numba_threads, stop_at
 
@@ -243,12 +247,102 @@ def test_iterable_of_minibatches(tmp_path, corpus_dir):
         train_stream(OnlineLDA(**SETTINGS), iter(batches), n_passes=2)
 
 
+# --- fit over a corpus in memory, checkpointed ----------------------------------------------------
+def _assert_same_fit(model, reference):
+    """The same model, bit for bit: every state array, step, passes and validation scores."""
+    for name, array in reference._state_arrays().items():
+        np.testing.assert_array_equal(model._state_arrays()[name], array)
+    np.testing.assert_array_equal(model.components_, reference.components_)
+    np.testing.assert_array_equal(model.doc_topic_prior_, reference.doc_topic_prior_)
+    assert (model.n_steps_, model.n_passes_) == (reference.n_steps_, reference.n_passes_)
+    assert model.validation_scores_ == reference.validation_scores_
+
+
+def _interrupt_after(documents):
+    """A `fit` callback that interrupts training once ``documents`` have been trained on."""
+    seen = [0]
+
+    def callback(model, report):
+        seen[0] += report.n_documents
+        if seen[0] >= documents:
+            raise Interrupted
+    return callback
+
+
+@pytest.mark.parametrize("n_passes", [1, 3, "auto"])
+def test_checkpointed_fit_is_fit(tmp_path, corpus_dir, n_passes):
+    """Checkpoints never change the model: `fit_with_checkpoints` is `fit`, bit for bit, for
+    one pass, several, and automatic passes (two on this corpus, the held-out documents
+    scored after each)."""
+    corpus = read_corpus_dir(corpus_dir)
+    reference = OnlineLDA(**SETTINGS, n_passes=n_passes).fit(corpus)
+    model = OnlineLDA(**SETTINGS, n_passes=n_passes)
+    result = fit_with_checkpoints(model, corpus, tmp_path / "fit.ckpt", checkpoint_every=300)
+    _assert_same_fit(model, reference)
+    trained = D - D // 20 if n_passes == "auto" else D
+    assert result.documents == trained * reference.n_passes_
+    assert result.checkpoints_written == result.documents // 300 + 1
+    stored, _, _ = read_checkpoint(tmp_path / "fit.ckpt")
+    assert stored.finished and stored.position.pass_index == reference.n_passes_
+    np.testing.assert_array_equal(OnlineLDA.load(tmp_path / "fit.ckpt").components_,
+                                  reference.components_)
+
+
+@pytest.mark.parametrize("n_passes", [3, "auto"])
+def test_interrupted_fit_resumes_exactly(tmp_path, corpus_dir, n_passes):
+    """A checkpointed fit interrupted three times, mid-pass (in the second pass of automatic
+    passes, after the first was scored: the scores and the best pass's state come back from
+    the checkpoint), then resumed, is the uninterrupted `fit`, bit for bit; a finished
+    checkpoint resumes as a no-op."""
+    corpus = read_corpus_dir(corpus_dir)
+    reference = OnlineLDA(**SETTINGS, n_passes=n_passes).fit(corpus)
+    assert reference.n_passes_ >= 2
+    checkpoint = tmp_path / "fit.ckpt"
+    for documents in (700, 1200, 1100):  # the last checkpoints at 500, 1500 and 2500 documents
+        with pytest.raises(Interrupted):
+            fit_with_checkpoints(OnlineLDA(**SETTINGS, n_passes=n_passes), corpus, checkpoint,
+                                 checkpoint_every=250, resume=True,
+                                 callback=_interrupt_after(documents))
+    stored, arrays, _ = read_checkpoint(checkpoint)
+    assert stored.position.pass_index == 1 and not stored.finished
+    if n_passes == "auto":
+        assert stored.schedule["scores"] == reference.validation_scores_[:1]
+        assert any(name.startswith("best_pass.") for name in arrays)
+    resumed = OnlineLDA(**SETTINGS, n_passes=n_passes)
+    result = fit_with_checkpoints(resumed, corpus, checkpoint, checkpoint_every=250,
+                                  resume=True)
+    assert result.resumed_from == stored.position
+    _assert_same_fit(resumed, reference)
+    again = OnlineLDA(**SETTINGS, n_passes=n_passes)
+    assert fit_with_checkpoints(again, corpus, checkpoint, resume=True).steps == 0
+    _assert_same_fit(again, reference)
+
+
+def test_fit_checkpoints_of_another_run_are_refused(tmp_path, corpus_dir):
+    corpus = read_corpus_dir(corpus_dir)
+    checkpoint = tmp_path / "fit.ckpt"
+    with pytest.raises(Interrupted):
+        fit_with_checkpoints(OnlineLDA(**SETTINGS, n_passes=2), corpus, checkpoint,
+                             checkpoint_every=100, callback=_interrupt_after(300))
+    cases = [(OnlineLDA(**SETTINGS, n_passes=2), corpus[:D - 1], "documents differ"),
+             (OnlineLDA(**SETTINGS), corpus, "n_passes = 2 in the checkpoint, 'auto' now"),
+             (OnlineLDA(**dict(SETTINGS, random_state=4), n_passes=2), corpus,
+              "random_state = 3")]
+    for model, documents, message in cases:
+        with pytest.raises(InputError, match=f"another training run: .*{message}"):
+            fit_with_checkpoints(model, documents, checkpoint, resume=True)
+    with pytest.raises(InputError, match="a checkpoint exists here"):
+        fit_with_checkpoints(OnlineLDA(**SETTINGS, n_passes=2), corpus, checkpoint)
+    with pytest.raises(ValueError, match="n_init must be 1"):
+        fit_with_checkpoints(OnlineLDA(**SETTINGS, n_init=2), corpus, tmp_path / "restarts")
+
+
 # --- a real process killed with SIGKILL ----------------------------------------------------------
 CHILD = """
 import json, os, signal, sys
 from streamtopics import OnlineLDA
 import streamtopics.atomic as atomic
-from streamtopics.training import train_stream
+from streamtopics.training import fit_with_checkpoints, train_stream
 
 corpus, checkpoint, settings, die_at_write = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4])
 if die_at_write:  # die after writing the checkpoint's data, before renaming it into place
@@ -265,8 +359,20 @@ def paced(position):  # report progress, then wait for the parent's word to go o
     print(position.documents_total, flush=True)
     sys.stdin.readline()
 
-train_stream(OnlineLDA(**settings), corpus, checkpoint=checkpoint, checkpoint_every=settings["batch_size"],
-             resume=True, progress=paced)
+if settings.get("n_passes") == "auto":  # a fit over the loaded corpus, its documents counted
+    from streamtopics.checkpoint import read_checkpoint
+    from streamtopics.corpus import read_corpus_dir
+    done = read_checkpoint(checkpoint)[0].position.documents_total if os.path.exists(checkpoint) else 0
+    def counted(model, report):
+        global done
+        done += report.n_documents
+        print(done, flush=True)
+        sys.stdin.readline()
+    fit_with_checkpoints(OnlineLDA(**settings), read_corpus_dir(corpus), checkpoint,
+                         checkpoint_every=settings["batch_size"], resume=True, callback=counted)
+else:
+    train_stream(OnlineLDA(**settings), corpus, checkpoint=checkpoint,
+                 checkpoint_every=settings["batch_size"], resume=True, progress=paced)
 print("done", flush=True)
 """
 
@@ -340,3 +446,37 @@ def test_sigkilled_process_resumes_bit_identical(tmp_path, corpus_dir):
     np.testing.assert_array_equal(finished.components_, reference.components_)
     np.testing.assert_array_equal(finished.doc_topic_prior_, reference.doc_topic_prior_)
     assert read_checkpoint(checkpoint)[0].finished
+
+
+def test_sigkilled_automatic_passes_resume_bit_identical(tmp_path, corpus_dir):
+    """A child process fitting the loaded corpus with automatic passes and a checkpoint after
+    every minibatch is killed with SIGKILL at 3 random points (seeded), the last ones in the
+    second pass (after the first was scored); the fit resumed after the last kill ends with
+    the uninterrupted fit's model and validation scores, bit for bit."""
+    settings = dict(SETTINGS, n_passes="auto")
+    with numba_threads(1):
+        reference = OnlineLDA(**settings).fit(read_corpus_dir(corpus_dir))
+    assert reference.n_passes_ == 2
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    checkpoint = tmp_path / "fit.ckpt"
+    rng = np.random.default_rng(5)
+    trained = D - D // 20  # a pass: the documents not held out
+    kill_points = [int(rng.integers(1, trained // BATCH)) * BATCH,
+                   *np.sort(rng.choice(np.arange(trained // BATCH + 1, 2 * trained // BATCH - 1),
+                                       size=2, replace=False)) * BATCH]
+    for kill_after, delay in zip(kill_points, rng.uniform(0.0, 0.005, size=3)):
+        code, reported = _run_child(script, corpus_dir, checkpoint, settings, int(kill_after),
+                                    delay)
+        assert code == -signal.SIGKILL and reported >= kill_after
+        stored = read_checkpoint(checkpoint)[0]
+        assert stored.position.documents_total <= reported + BATCH
+    assert stored.position.pass_index == 1 and len(stored.schedule["scores"]) == 1
+    code, _ = _run_child(script, corpus_dir, checkpoint, settings)
+    assert code == 0
+    stored = read_checkpoint(checkpoint)[0]
+    assert stored.finished and stored.schedule["scores"] == reference.validation_scores_
+    finished = OnlineLDA.load(checkpoint)
+    for name, array in reference._state_arrays().items():
+        np.testing.assert_array_equal(finished._state_arrays()[name], array)
+    assert finished.n_steps_ == reference.n_steps_

@@ -16,11 +16,17 @@ batch size, source), skips the documents already consumed and continues; checkpo
 only at minibatch boundaries, so the minibatches after a resume are those of an uninterrupted
 run and the final model is bit-identical to it. A checkpoint is also a model file:
 ``OnlineLDA.load(checkpoint)`` works.
+
+`fit_with_checkpoints(model, corpus, checkpoint)` is ``model.fit(corpus)`` over a corpus in
+memory with the same checkpoints, for any ``n_passes`` ("auto" included: the held-out rows,
+the scores so far and the best pass go into the checkpoint), resuming mid-pass: checkpoints
+never change the model.
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,17 +34,19 @@ from pathlib import Path
 
 import numpy as np
 
-from .checkpoint import (Checkpoint, StreamPosition, read_checkpoint, remove_stale_temporaries,
-                         source_differences, write_checkpoint)
-from .corpus.corpus import ReadReport
+from .checkpoint import (Checkpoint, ScheduleState, StreamPosition, read_checkpoint,
+                         remove_stale_temporaries, schedule_state, source_differences,
+                         write_checkpoint)
+from .corpus.corpus import Corpus, ReadReport
 from .corpus.files import resolve_vocabulary
 from .corpus.raw_text import DEFAULT_TEXT_FIELD
 from .corpus.sources import MinibatchSource, open_source
 from .errors import InputError, ModelFileError
+from .estimators import auto_passes
 from .persistence import topic_parameters
 from .inference.presets import resolve_method
 
-__all__ = ["train_stream", "TrainingResult"]
+__all__ = ["train_stream", "fit_with_checkpoints", "TrainingResult"]
 
 
 @dataclass
@@ -145,18 +153,10 @@ def train_stream(model, source, *, n_passes: int | None = None, vocabulary=None,
     """
     started = time.perf_counter()
     n_passes = _checked_arguments(model, n_passes, checkpoint, resume, checkpoint_every)
-    stored = None
+    stored = arrays = metadata = None
     if checkpoint is not None:
         checkpoint = Path(checkpoint)
-        remove_stale_temporaries(checkpoint)
-        if checkpoint.exists() and not resume:
-            raise InputError("a checkpoint exists here: resume it (resume=True, fit --resume) or "
-                             "remove it to start afresh", checkpoint)
-        if resume and checkpoint.exists():
-            if model.is_fitted():
-                raise ValueError("resume needs an unfitted model: its state comes from the "
-                                 "checkpoint")
-            stored, arrays, metadata = read_checkpoint(checkpoint)
+        stored, arrays, metadata = _existing_checkpoint(checkpoint, model, resume)
     initial_vocabulary = vocabulary
     if vocabulary is None:
         vocabulary = (model.vocabulary_ if model.is_fitted()
@@ -209,6 +209,126 @@ def train_stream(model, source, *, n_passes: int | None = None, vocabulary=None,
     return TrainingResult(model, position, resumed_from, documents, steps, written,
                           time.perf_counter() - started,
                           _text_report(model, source) if source.raw else source.report)
+
+
+def _existing_checkpoint(path: Path, model, resume: bool):
+    """(`Checkpoint`, arrays, metadata) of the checkpoint to resume, or Nones for a fresh
+    start; an existing checkpoint is never overwritten by a fresh start."""
+    remove_stale_temporaries(path)
+    if path.exists() and not resume:
+        raise InputError("a checkpoint exists here: resume it (resume=True, fit --resume) or "
+                         "remove it to start afresh", path)
+    if not (resume and path.exists()):
+        return None, None, None
+    if model.is_fitted():
+        raise ValueError("resume needs an unfitted model: its state comes from the checkpoint")
+    return read_checkpoint(path)
+
+
+# --- fit over a corpus in memory ----------------------------------------------------------------
+CORPUS_KIND = "corpus"
+"""The source kind of checkpoints of `fit_with_checkpoints` (`corpus_identity`)."""
+
+
+def corpus_identity(corpus: Corpus, topic_mask=None) -> dict:
+    """The identity a checkpoint of `fit_with_checkpoints` records: the corpus' shape and a
+    SHA-256 digest of its counts (CSR arrays) and of the documents' allowed topics
+    (``topic_mask``, a `TopicMask`: the labels of a labeled model)."""
+    counts = corpus.counts
+    digest = hashlib.sha256()
+    arrays = [counts.indptr, counts.indices, counts.data]
+    if topic_mask is not None:
+        arrays += [topic_mask.ptr, topic_mask.topics, [topic_mask.n_topics]]
+    for array in arrays:
+        digest.update(np.ascontiguousarray(array, dtype=np.int64).tobytes())
+    return {"kind": CORPUS_KIND, "documents": int(counts.shape[0]), "words": int(counts.shape[1]),
+            "sha256": digest.hexdigest()}
+
+
+def fit_with_checkpoints(model, corpus: Corpus, checkpoint, *, checkpoint_every: int = 10_000,
+                         resume: bool = False, callback=None,
+                         topic_mask=None) -> TrainingResult:
+    """``model.fit(corpus, callback=callback, topic_mask=topic_mask)`` (`OnlineLDA`, any
+    ``n_passes``, "auto" included; a ``topic_mask``: `LabeledOnlineLDA`'s model) writing the complete training state to ``checkpoint`` every
+    ``checkpoint_every`` training documents (at the end of the minibatch that reaches them) and
+    at the end: the model file, the pass and the documents of it trained on
+    (`auto_passes.FitProgress`) and, with automatic passes, the held-out rows, the scores so
+    far and the best pass's state. ``resume=True`` continues from the checkpoint if it exists
+    (``model`` unfitted, with the checkpointed run's parameters; the corpus is recognised by
+    its digest, `corpus_identity`). Checkpoints never change the model: it is `fit`'s, bit
+    for bit, interrupted and resumed or not. Multi-pass training resumes mid-pass."""
+    started = time.perf_counter()
+    if checkpoint_every < 1:
+        raise ValueError(f"checkpoint_every must be >= 1 documents, got {checkpoint_every}")
+    if model.n_init != 1:
+        raise ValueError("a checkpointed fit is one run: n_init must be 1")
+    checkpoint = Path(checkpoint)
+    stored, arrays, metadata = _existing_checkpoint(checkpoint, model, resume)
+    identity = corpus_identity(corpus, topic_mask)
+    automatic = model.n_passes == auto_passes.AUTO
+    validation_rows = auto_passes.validation_split(corpus.n_documents).validation_rows
+    progress, position = None, StreamPosition()
+    if stored is not None:
+        progress = _resumed_progress(checkpoint, model, stored, arrays, metadata, identity,
+                                     validation_rows if automatic else None)
+        position = stored.position
+        if stored.finished:
+            model.n_passes_ = position.pass_index
+            model.validation_scores_ = progress.schedule.scores if automatic else None
+            return TrainingResult(model, position, position, 0, 0, 0,
+                                  time.perf_counter() - started, None)
+    counters = {"documents": 0, "steps": 0, "written": 0,
+                "total": position.documents_total, "last_written": position.documents_total}
+
+    def write(finished: bool = False) -> StreamPosition:
+        now = (model.fit_progress_ if not finished
+               else auto_passes.FitProgress(model.n_passes_, 0))
+        at = StreamPosition(now.passes, now.documents, counters["total"])
+        schedule = None
+        if automatic:
+            scores, best = ((model.validation_scores_, None) if finished else
+                            (now.schedule.scores, now.schedule.best_state))
+            schedule = ScheduleState(scores, validation_rows, *(best or (None, None)))
+        write_checkpoint(checkpoint, model, at, batch_size=int(model.batch_size),
+                         n_passes=model.n_passes, source=identity, finished=finished,
+                         schedule=schedule)
+        counters["written"], counters["last_written"] = counters["written"] + 1, at.documents_total
+        return at
+
+    def after_step(fitted, report):
+        counters["documents"] += report.n_documents
+        counters["steps"] += 1
+        counters["total"] += report.n_documents
+        if counters["total"] - counters["last_written"] >= checkpoint_every:
+            write()
+        if callback is not None:
+            callback(fitted, report)
+
+    model.fit(corpus, callback=after_step, resume=progress, topic_mask=topic_mask)
+    position = write(finished=True)
+    return TrainingResult(model, position, None if stored is None else stored.position,
+                          counters["documents"], counters["steps"], counters["written"],
+                          time.perf_counter() - started, None)
+
+
+def _resumed_progress(path, model, stored: Checkpoint, arrays: dict, metadata: dict,
+                      identity: dict, validation_rows) -> auto_passes.FitProgress:
+    """Check that the checkpoint is of this fit (parameters, ``n_passes`` "auto" or not,
+    batch size, corpus, held-out rows), restore its state into ``model``; its `FitProgress`."""
+    _check_same_run(path, model, stored, metadata, int(model.batch_size), identity)
+    schedule = schedule_state(stored, arrays)
+    if (schedule is None) != (validation_rows is None):
+        raise InputError(f"the checkpoint is of another training run: n_passes = "
+                         f"{stored.n_passes!r} in the checkpoint, {model.n_passes!r} now", path)
+    if schedule is not None and not np.array_equal(schedule.validation_rows, validation_rows):
+        raise InputError("the checkpoint is of another training run: its held-out rows "
+                         "differ", path)
+    _restore(path, model, arrays, metadata)
+    return auto_passes.FitProgress(
+        stored.position.pass_index, stored.position.documents,
+        None if schedule is None else auto_passes.PassSchedule(
+            None, schedule.scores,
+            None if schedule.best_arrays is None else (schedule.best_arrays, schedule.best_step)))
 
 
 def _checked_arguments(model, n_passes, checkpoint, resume, checkpoint_every: int) -> int:

@@ -34,12 +34,12 @@ from ..corpus.corpus import occurring_words, restrict_to_words
 from ..inference.gibbs_estep import LOCAL_SAMPLERS
 from ..inference.presets import PRESETS, SMOOTHED_TOPIC_WORD_PRIOR
 from ..reporting.progressive import METRICS, ProgressiveEvaluation, strict_record
-from ..training import train_stream
+from ..training import fit_with_checkpoints, train_stream
 from ..validation import validate_parameters
 from . import fit_backend, fit_labeled
 from .common import (add_json_flag, add_text_options, add_threads_option, default_of, emit, given,
                      positive_int, progress, read_training_corpus, report_reading, text_options)
-from .fit_reading import LOAD_LIMIT_MB, plan_reading
+from .fit_reading import LOAD_LIMIT_MB, checkpoint_path, plan_reading
 
 
 def register(subparsers) -> None:
@@ -138,7 +138,8 @@ def register(subparsers) -> None:
                         help="format of raw text input (default: from the name, or stdin's first line)")
     add_text_options(stream)
     stream.add_argument("--checkpoint", default=None, metavar="PATH",
-                        help="write the complete training state to PATH atomically")
+                        help="write the complete training state to PATH atomically; the "
+                             "model is the one trained without it (docs/streaming.md)")
     stream.add_argument("--checkpoint-every", type=int, default=None, metavar="N",
                         help=f"documents between checkpoints (default: "
                              f"{default_of(train_stream, 'checkpoint_every')})")
@@ -225,17 +226,21 @@ def run(args) -> int:
                   f"evaluations in {extra['evaluation']['path']})")
     if "resumed_from_documents" in extra:
         human += (f"\nresumed from {extra['resumed_from_documents']} documents; "
-                  f"{extra['checkpoints_written']} checkpoints written to {args.checkpoint}")
+                  f"{extra['checkpoints_written']} checkpoints written to {extra['checkpoint']}")
     emit(args, result, human)
     return 0 if finite else 1
 
 
 def _train_in_memory(model, args) -> tuple[int, int, float, dict]:
     """Load the corpus, fit (with ``--eval-every`` if asked); (documents, tokens, seconds, extra)."""
+    checkpoint = checkpoint_path(args)
+    if checkpoint is not None and (args.method in BATCH_METHODS or args.eval_every is not None):
+        raise InputError("--checkpoint and --resume need an online method (not cgs or cvb0) "
+                         "and no --eval-every (evaluate afterwards)")
     corpus = read_training_corpus(args)
     evaluation = _progressive_evaluation(args, corpus)
     started = time.perf_counter()
-    _fit_with_progress(model, corpus, args, evaluation)
+    result = _fit_with_progress(model, corpus, args, evaluation, checkpoint)
     seconds = time.perf_counter() - started
     if not isinstance(model, OnlineLDA):
         return corpus.n_documents, corpus.n_tokens, seconds, {}
@@ -243,6 +248,10 @@ def _train_in_memory(model, args) -> tuple[int, int, float, dict]:
     if model.n_passes == "auto":  # the validation documents are scored, not trained on
         trained = corpus[validation_split(corpus.n_documents).train_rows]
     extra = {"passes": model.n_passes_}
+    if result is not None:
+        extra.update(_checkpoint_summary(result, checkpoint))
+        if result.resumed_from is not None:  # what this run trained
+            return (result.documents, None, seconds, extra)
     if evaluation is not None:
         extra["evaluation"] = {"path": str(evaluation.path), "records": len(evaluation.records),
                                "metric": evaluation.metric,
@@ -265,9 +274,7 @@ def _train_streaming(model, args, n_passes: int) -> tuple[int, int, float, dict]
                          "directory of .txt files, or - for stdin)", args.corpus)
     if model.corpus_size is None:
         model.set_params(corpus_size=_declared_corpus_size(args))
-    checkpoint = args.resume if isinstance(args.resume, str) else args.checkpoint
-    if args.resume is not None and checkpoint is None:
-        raise InputError("--resume needs a checkpoint: --resume PATH or --checkpoint PATH")
+    checkpoint = checkpoint_path(args)
     with progress(total=None, desc=args.method) as bar:
         result = train_stream(
             model, args.corpus, n_passes=n_passes,
@@ -276,16 +283,25 @@ def _train_streaming(model, args, n_passes: int) -> tuple[int, int, float, dict]
             **given(checkpoint_every=args.checkpoint_every),
             progress=lambda position: bar.update(position.documents_total - bar.n))
     report_reading(result.report)
-    extra = {"passes": n_passes, "checkpoints_written": result.checkpoints_written,
-             "position": {"pass": result.position.pass_index,
-                          "documents": result.position.documents_total}}
-    if result.resumed_from is not None:
-        extra["resumed_from_documents"] = result.resumed_from.documents_total
+    extra = {"passes": n_passes, **_checkpoint_summary(result, checkpoint)}
     if args.grow_vocabulary:
         extra["vocabulary_size"] = int(model.vocabulary_.size)
         extra["tokens_dropped"] = dict(result.report.tokens_dropped) if result.report else {}
     tokens = result.report.tokens_kept if result.report is not None else None
     return result.documents, tokens, result.seconds, extra
+
+
+def _checkpoint_summary(result, checkpoint) -> dict:
+    """What a checkpointed run reports: its checkpoint, checkpoints written, where it ended
+    and, resumed, where it began (`training.TrainingResult`)."""
+    summary = {"checkpoint": None if checkpoint is None else str(checkpoint),
+               "checkpoints_written": result.checkpoints_written,
+               "position": {"pass": result.position.pass_index,
+                            "documents": result.position.documents_total}}
+    if result.resumed_from is not None:
+        summary["resumed_from_documents"] = result.resumed_from.documents_total
+    return summary
+
 
 def _declared_corpus_size(args) -> int | None:
     """D from the header of a docword input (a corpus directory or a docword file), for the
@@ -382,20 +398,29 @@ def _progressive_evaluation(args, corpus) -> ProgressiveEvaluation | None:
                                          n_particles=args.eval_particles))
 
 
-def _fit_with_progress(model, corpus, args, evaluation=None) -> None:
+def _fit_with_progress(model, corpus, args, evaluation=None, checkpoint=None):
     """Fit with a progress bar: documents for online methods, sweeps for batch samplers; with
-    ``evaluation``, score held-out documents during training and at the end."""
+    ``evaluation``, score held-out documents during training and at the end; with
+    ``checkpoint``, write checkpoints (``--resume``: continue from one) and return the
+    `training.TrainingResult`."""
     if isinstance(model, OnlineLDA):
         total = None if model.n_passes == "auto" else corpus.n_documents * model.n_passes
+        result = None
         with progress(total=total, desc=args.method) as bar:
             def after_step(fitted, report):
                 if evaluation is not None:
                     evaluation(fitted, report)
                 bar.update(report.n_documents)
 
-            model.fit(corpus, callback=after_step)
+            if checkpoint is None:
+                model.fit(corpus, callback=after_step)
+            else:
+                result = fit_with_checkpoints(
+                    model, corpus, checkpoint, resume=args.resume is not None,
+                    callback=after_step, **given(checkpoint_every=args.checkpoint_every))
         if evaluation is not None:
             evaluation.finish(model)
+        return result
     else:
         sweeps = model.n_passes * getattr(model, "n_chains", 1)
         with progress(total=sweeps, desc=args.method, unit="sweep") as bar:

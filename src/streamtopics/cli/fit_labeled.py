@@ -23,7 +23,9 @@ from ..errors import InputError
 from ..estimators.labeled import LabeledLDA, PriorLDA
 from ..estimators.labeled_cvb0 import LabeledCVB0LDA
 from ..estimators.labeled_online import LabeledOnlineLDA
+from ..training import fit_with_checkpoints
 from .common import default_of, emit, given, positive_int, progress, read_training_corpus
+from .fit_reading import checkpoint_path
 
 MODEL_CLASSES = {"labeled-lda": LabeledLDA, "prior-lda": PriorLDA,
                  "labeled-g-oem": LabeledOnlineLDA, "prior-cvb0": LabeledCVB0LDA}
@@ -88,6 +90,10 @@ def build_model(args):
 
 
 def run(args) -> int:
+    checkpoint = checkpoint_path(args)
+    if checkpoint is not None and args.model != "labeled-g-oem":
+        raise InputError(f"{args.model} is a batch model and takes no checkpoints (labeled-g-oem "
+                         f"does): drop --checkpoint and --resume")
     corpus = read_training_corpus(args)
     path = args.labels or split_label_file(args.corpus, args.split)
     if path is None:
@@ -107,8 +113,17 @@ def run(args) -> int:
     started = time.perf_counter()
     if isinstance(model, LabeledOnlineLDA):
         with progress(total=train.n_documents, desc=args.model) as bar:
-            model.fit(train, [kept[d] for d in rows],
-                      callback=lambda _, report: bar.update(report.n_documents))
+            def after_step(_, report):
+                bar.update(report.n_documents)
+
+            def with_checkpoints(online_model, documents, topic_mask):
+                fit_with_checkpoints(online_model, documents, checkpoint,
+                                     resume=args.resume is not None, callback=after_step,
+                                     topic_mask=topic_mask,
+                                     **given(checkpoint_every=args.checkpoint_every))
+
+            model.fit(train, [kept[d] for d in rows], callback=after_step,
+                      train=None if checkpoint is None else with_checkpoints)
     else:
         sweeps = (model.n_passes if isinstance(model, LabeledCVB0LDA)
                   else model.burn_in + model.lag * model.n_samples) * model.n_chains

@@ -12,7 +12,10 @@ document once per pass). The whole corpus is loaded only where it is needed:
   ``--vocabulary`` (its vocabulary is built from the whole text).
 
 Every load says so on stderr, with the reason. ``auto`` over an input larger than the limit
-streams one pass (``--passes N`` streams N).
+streams one pass (``--passes N`` streams N). ``--checkpoint`` and ``--resume`` change nothing
+here: a loaded corpus is checkpointed by `training.fit_with_checkpoints`, so the model is the
+one trained without them (``--model hdp`` with them streams, and ``--resume`` of a streamed
+run's checkpoint goes on streaming).
 """
 
 from __future__ import annotations
@@ -20,8 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..checkpoint import read_checkpoint
 from ..corpus.readers import TEXT_FORMATS, corpus_dir_files, detect_format
+from ..errors import InputError
 from ..inference.presets import PRESETS
+from ..training import CORPUS_KIND
 
 STREAMED_FORMATS = ("uci", "corpus-dir", *TEXT_FORMATS)
 LOAD_LIMIT_MB = 256.0
@@ -50,11 +56,29 @@ def input_bytes(corpus: str, split: str) -> int:
     return path.stat().st_size
 
 
+def checkpoint_path(args) -> str | None:
+    """The checkpoint of ``--resume PATH`` or ``--checkpoint PATH`` (None: no checkpoint)."""
+    checkpoint = args.resume if isinstance(args.resume, str) else args.checkpoint
+    if args.resume is not None and checkpoint is None:
+        raise InputError("--resume needs a checkpoint: --resume PATH or --checkpoint PATH")
+    return checkpoint
+
+
+def _resumes_a_stream(args) -> bool:
+    """Whether ``--resume`` continues a checkpoint that `training.train_stream` wrote (a
+    streamed run): it goes on streaming, which trains integer passes as `fit` does."""
+    path = checkpoint_path(args)
+    if args.resume is None or not Path(path).exists():
+        return False
+    return read_checkpoint(path)[0].source.get("kind") != CORPUS_KIND
+
+
 def plan_reading(args, passes, batch_methods) -> ReadingPlan:
     """The `ReadingPlan` of a ``fit`` command (its parsed ``args``) training a model of
     ``passes`` passes (its ``n_passes``: a number or "auto")."""
-    if (args.corpus == "-" or args.vocabulary is not None or args.checkpoint is not None
-            or args.resume is not None or args.grow_vocabulary):
+    checkpointed = args.checkpoint is not None or args.resume is not None
+    if (args.corpus == "-" or args.vocabulary is not None or args.grow_vocabulary
+            or (checkpointed and args.model == "hdp") or _resumes_a_stream(args)):
         return ReadingPlan(True, 1 if passes == "auto" else passes)  # (refused for batch methods)
     if args.method in batch_methods or PRESETS[args.method].full_batch:
         return ReadingPlan(False, passes)

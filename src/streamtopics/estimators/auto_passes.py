@@ -95,11 +95,17 @@ class PassSchedule:
     engine state of the best pass so far. ``scores`` holds the validation log-perplexity per
     document after each pass."""
 
-    def __init__(self, evaluator: ValidationScorer | None):
+    def __init__(self, evaluator: ValidationScorer | None, scores=(), best_state=None):
         self.evaluator = evaluator
-        self.scores: list[float] = []
-        self._best_score = np.inf
-        self._best_state = None
+        self.scores: list[float] = [float(score) for score in scores]
+        self._best_score = min(self.scores, default=np.inf)
+        self._best_state = best_state
+
+    @property
+    def best_state(self) -> tuple[dict[str, np.ndarray], int] | None:
+        """(engine state arrays, step) of the best pass so far, None before the first score:
+        with ``scores``, what a training checkpoint stores to continue the schedule exactly."""
+        return self._best_state
 
     def another_pass(self, engine) -> bool:
         """Score the engine after a pass; True to run one more pass. When it returns False the
@@ -117,3 +123,16 @@ class PassSchedule:
         elif self._best_state is not None:
             engine.restore(*self._best_state)
         return improved and len(self.scores) < MAX_PASSES
+
+
+@dataclass
+class FitProgress:
+    """Where `OnlineLDA.fit` stands, at a minibatch boundary: ``passes`` passes complete,
+    ``documents`` training documents of the next pass trained on, and with ``n_passes="auto"``
+    the `PassSchedule` (scores so far, best pass). A training checkpoint stores it
+    (`streamtopics.training.fit_with_checkpoints`), so a resumed `fit` runs the minibatches and
+    the passes that the uninterrupted one runs."""
+
+    passes: int = 0
+    documents: int = 0
+    schedule: PassSchedule | None = None

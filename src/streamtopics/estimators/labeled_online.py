@@ -116,14 +116,19 @@ class LabeledOnlineLDA(GibbsLabelModel):
                          random_state=self.random_state)
 
     @runs_on_n_jobs
-    def fit(self, X, Y, callback=None) -> "LabeledOnlineLDA":
+    def fit(self, X, Y, callback=None, *, train=None) -> "LabeledOnlineLDA":
         """Train from scratch on documents ``X`` with labels ``Y`` (as `LabeledLDA.fit`), in
         minibatches of ``batch_size`` in corpus order, ``n_passes`` times;
-        ``callback(online_model, report)`` after every step."""
+        ``callback(online_model, report)`` after every step. ``train(online_model, corpus,
+        topic_mask)``, if given, trains the G-OEM model underneath in place of its ``fit``:
+        `streamtopics.training.fit_with_checkpoints`, to write checkpoints and resume."""
         corpus = self._training_corpus(X)
         mask = self._learn_labels(corpus, Y)
         self.online_model_ = self._online_model(self.classes_.size)
-        self.online_model_.fit(corpus, callback=callback, topic_mask=mask)
+        if train is None:
+            self.online_model_.fit(corpus, callback=callback, topic_mask=mask)
+        else:
+            train(self.online_model_, corpus, mask)
         self.n_labelled_documents_ = corpus.n_documents
         self._fitted(corpus.vocabulary)
         return self

@@ -357,7 +357,7 @@ class OnlineLDA(TopicModelEstimator):
 
     @runs_on_n_jobs
     def fit(self, X, y=None, *, callback=None, topic_mask=None,
-            feature_names=None) -> "OnlineLDA":
+            feature_names=None, resume: auto_passes.FitProgress | None = None) -> "OnlineLDA":
         """Train from scratch on ``X`` (a `Corpus`, sparse or dense D x V counts): ``n_passes``
         passes of consecutive minibatches of ``batch_size`` documents, in corpus order (for a
         full-batch method, ``n_passes`` steps each over the whole corpus, in chunks of
@@ -367,15 +367,23 @@ class OnlineLDA(TopicModelEstimator):
         ``topic_mask``: the topics each document may use (a `TopicMask` of D rows; Labeled LDA
         trained online, `LabeledOnlineLDA`); needs a Gibbs local step, an integer ``n_passes``
         and a method that is not full-batch. ``feature_names``: the V words of the columns (a
-        DataFrame's columns name them too)."""
+        DataFrame's columns name them too). ``resume``: continue the fit on the same ``X`` from
+        a model whose state a checkpoint of this fit restored, at that `FitProgress` (during a
+        fit, ``fit_progress_``: what `streamtopics.training.fit_with_checkpoints` stores);
+        the result is the uninterrupted fit's, bit for bit."""
         counts, vocabulary = _counts_and_vocabulary(
             self._check_documents(X, reset=True, feature_names=feature_names))
         _check_mask(topic_mask, counts.shape[0], self)
         if topic_mask is not None and self.n_passes == auto_passes.AUTO:
             raise ValueError("a topic mask needs an integer n_passes, not 'auto'")
         self.validated_method()
+        automatic = self.n_passes == auto_passes.AUTO
+        if resume is not None and (self.n_init > 1 or not self.is_fitted()
+                                   or (resume.schedule is not None) != automatic):
+            raise ValueError("resume continues one fit (n_init=1) of the same n_passes from "
+                             "the state of its checkpoint")
         validation = None
-        if self.n_passes == auto_passes.AUTO:
+        if automatic:
             split = auto_passes.validation_split(counts.shape[0])
             validation, counts = counts[split.validation_rows], counts[split.train_rows]
             validation = auto_passes.validation_evaluator(counts, validation)
@@ -385,7 +393,7 @@ class OnlineLDA(TopicModelEstimator):
                 counts, counts[auto_passes.selection_rows(counts.shape[0])])
         best, self.init_scores_ = None, None if self.n_init == 1 else []
         for state in _restart_states(self.random_state, self.n_init):
-            self._fit_run(counts, vocabulary, validation, callback, topic_mask, state)
+            self._fit_run(counts, vocabulary, validation, callback, topic_mask, state, resume)
             if self.n_init == 1:
                 return self
             score = (np.inf if selection is None else selection.score(
@@ -399,37 +407,47 @@ class OnlineLDA(TopicModelEstimator):
         return self
 
     def _fit_run(self, counts: sp.csr_matrix, vocabulary, validation, callback, topic_mask,
-                 random_state) -> None:
+                 random_state, resume: auto_passes.FitProgress | None = None) -> None:
         """One run of `fit` from the initial topics of ``random_state``: ``n_passes`` passes, or
-        with ``validation`` (an evaluator) passes until they stop paying (`auto_passes`)."""
-        schedule = (auto_passes.PassSchedule(validation) if self.n_passes == auto_passes.AUTO
-                    else None)
-        self._start(counts, vocabulary, corpus_size=counts.shape[0], random_state=random_state)
+        with ``validation`` (an evaluator) passes until they stop paying (`auto_passes`); with
+        ``resume``, from the state restored into the model at that `FitProgress` instead.
+        ``fit_progress_`` says where the run stands to the callback."""
+        if resume is None:
+            self._start(counts, vocabulary, corpus_size=counts.shape[0],
+                        random_state=random_state)
+            resume = auto_passes.FitProgress(schedule=auto_passes.PassSchedule(validation)
+                                             if self.n_passes == auto_passes.AUTO else None)
+        elif resume.schedule is not None:
+            resume.schedule.evaluator = validation
+        progress = self.fit_progress_ = resume
+        schedule = progress.schedule
 
         def after_step(engine, report):
             self._components_cache = None
+            progress.documents += report.n_documents
             if callback is not None:
                 callback(self, report)
 
         self._use_backend()
-        self.n_passes_ = 0
-        while True:
+        n_documents = counts.shape[0]
+        while schedule is not None or progress.passes < self.n_passes:
             if self.method_.full_batch:
-                after_step(self._engine, self._engine.batch_step(self._chunks(counts)))
+                if progress.documents < n_documents:
+                    after_step(self._engine, self._engine.batch_step(self._chunks(counts)))
             else:
                 self._engine.fit((Minibatch.from_rows(
-                    counts, start, min(start + self.batch_size, counts.shape[0]),
+                    counts, start, min(start + self.batch_size, n_documents),
                     topic_mask=None if topic_mask is None
-                    else topic_mask.rows(start, min(start + self.batch_size, counts.shape[0])))
-                    for start in range(0, counts.shape[0], self.batch_size)),
+                    else topic_mask.rows(start, min(start + self.batch_size, n_documents)))
+                    for start in range(progress.documents, n_documents, self.batch_size)),
                     callbacks=[after_step])
-            self.n_passes_ += 1
-            if schedule is None and self.n_passes_ == self.n_passes:
-                break
+            progress.passes, progress.documents = progress.passes + 1, 0
             if schedule is not None and not schedule.another_pass(self._engine):
                 self._components_cache = None
                 break
+        self.n_passes_ = progress.passes
         self.validation_scores_ = None if schedule is None else schedule.scores
+        self.fit_progress_ = None  # the best pass's copy is no longer needed
 
     def _chunks(self, counts: sp.csr_matrix, size: int = FULL_BATCH_CHUNK):
         """``counts`` as consecutive chunks of ``size`` documents for one batch step, each
