@@ -8,7 +8,7 @@ vocabulary:
 * streamtopics ``OnlineLDA(K)`` (G-OEM, passes chosen on held-out training documents). Its
   ``transform`` runs the method's local Gibbs step with the model fixed: P = ``local_passes``
   (20) passes per document, the last R = P / 4 recorded, the sampler of ``local_sampler``
-  ("auto": sparse), each document one kernel call seeded from its content;
+  ("auto": sparse), documents in minibatches, each seeded from its content;
 * gensim ``LdaModel`` (one pass, chunks of 2,000, alpha = eta = 1/K). Served by ``inference``
   for a batch: the variational E-step, at most ``iterations`` (50) updates of a document's
   gamma, stopping when their mean change is below ``gamma_threshold`` (0.001); and by

@@ -187,3 +187,20 @@ def test_transform_of_a_document_does_not_depend_on_its_row(method, small):
     assert np.array_equal(model.transform(counts[::-1])[::-1], proportions)
     twice = sp.vstack([counts[:1], counts[:1]]).tocsr()  # equal documents, equal proportions
     assert np.array_equal(model.transform(twice)[1], proportions[0])
+
+
+@pytest.mark.parametrize("method", ["g-oem", "v-oem"])
+def test_transform_gives_a_document_the_same_bits_alone_or_in_any_minibatch(method, small,
+                                                                             monkeypatch):
+    """transform runs its documents in minibatches, each document keyed by its content: alone,
+    among all the others, or cut into minibatches of a few entries, the same proportions."""
+    from streamtopics.estimators import online_lda
+    model = OnlineLDA(3, method=method, batch_size=40, local_passes=5, n_passes=1,
+                      random_state=0).fit(small)
+    counts = small.counts[:30]
+    together = model.transform(counts)
+    alone = np.vstack([model.transform(counts[row:row + 1]) for row in range(30)])
+    monkeypatch.setattr(online_lda, "TRANSFORM_CELLS", 3 * 50)  # about 50 entries a minibatch
+    assert len(online_lda.transform_chunks(counts.indptr, 50)) > 3
+    assert np.array_equal(together, alone)
+    assert np.array_equal(model.transform(counts), together)

@@ -371,7 +371,8 @@ class OnlineEM:
         """Run the local estimator (or ``local``: e.g. an HDP one that opens no topic) on
         ``batch`` with the reported parameters fixed (no M-step); returns the finished run
         (``doc_topic()``, ``statistics()``). Deterministic: the random streams are (seed,
-        ``stream``, document index)."""
+        ``stream``, document index), or (seed, key, 0) for the documents' own
+        ``batch.stream_keys``."""
         self._check_batch(batch)
         if self.average is not None and self.average.count:
             weights = self.average.topic_word(self.stats, batch.words).T

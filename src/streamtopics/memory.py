@@ -166,13 +166,20 @@ def online_training(n_topics: int, n_words: int, batch: Minibatches, method, *,
                  [Allocation(name, topics, step + kept), *minibatch])
 
 
-def online_transform(n_topics: int, n_documents: int,
+def online_transform(n_topics: int, n_documents: int, minibatch_entries: int,
                      operation: str = "transform") -> MemoryEstimate:
-    """An online model's transform: the D x K proportions (each document's local arrays are
-    small)."""
-    return MemoryEstimate(operation, (Allocation("document-topic proportions (D x K)",
-                                                 (n_documents, n_topics),
-                                                 remedy=FEWER_DOCUMENTS),))
+    """An online model's transform: the D x K proportions, and the local step of one minibatch
+    of at most ``minibatch_entries`` entries (its entries x K recorded conditionals with their
+    totals and the temporaries of the smoothing part added to them, four such arrays, and three
+    B x K document arrays, B at most its entries)."""
+    rows = min(n_documents, minibatch_entries)
+    return MemoryEstimate(operation, (
+        Allocation("document-topic proportions (D x K)", (n_documents, n_topics),
+                   remedy=FEWER_DOCUMENTS),
+        Allocation("minibatch recorded conditionals (entries x K)",
+                   (minibatch_entries, n_topics), count=4, remedy=FEWER_DOCUMENTS),
+        Allocation("minibatch document arrays (B x K)", (rows, n_topics), count=3,
+                   remedy=FEWER_DOCUMENTS)))
 
 
 def collapsed_gibbs_training(n_topics: int, n_words: int, n_documents: int, n_tokens: int, *,

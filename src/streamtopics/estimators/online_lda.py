@@ -18,6 +18,7 @@ docstring (about 80 lines); the word side of a growing vocabulary lives in `corp
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -34,11 +35,12 @@ from ..errors import InputError
 from ..inference.gibbs_estep import LOCAL_SAMPLERS
 from ..inference.backends import BACKENDS, BackendObject, resolve_backend
 from ..inference.minibatch import Minibatch
+from ..inference.parts import independent_documents
 from ..kernels.random import content_key
 from ..inference.presets import (DEFAULT_LOCAL_PASSES, DEFAULT_STEP_DECAY, DEFAULT_STEP_OFFSET,
                                  PRESETS, Method, PartSettings, build_parts,
                                  default_topic_word_prior, resolve_method)
-from ..threads import runs_on_n_jobs, using_threads
+from ..threads import runs_on_n_jobs
 from ..validation import (BOOLEAN, InstanceOf, Integral, Interval, Options, PositiveVector, Real,
                           validate_parameters, warn_topic_count)
 from . import auto_passes
@@ -55,6 +57,23 @@ def _counts_and_vocabulary(documents) -> tuple[sp.csr_matrix, np.ndarray | None]
         return as_counts(documents), None  # no placeholder vocabulary of V strings
     raise InputError(f"documents must be a Corpus, a scipy sparse matrix or a 2-D array of counts, "
                      f"not {type(documents).__name__}")
+
+
+TRANSFORM_CELLS = 2 ** 23
+"""Entries x topics of one minibatch of `OnlineLDA.transform` (its recorded conditionals: 64 MB
+of float64), so its memory is bounded whatever the number of documents."""
+
+
+def transform_chunks(indptr: np.ndarray, cells: int) -> list[tuple[int, int]]:
+    """Consecutive (start, stop) rows of a CSR matrix with row pointers ``indptr``, each of at
+    most ``cells`` entries (at least one row; ``cells`` = 0: one row each)."""
+    chunks, start, n_rows = [], 0, indptr.size - 1
+    while start < n_rows:
+        stop = int(np.searchsorted(indptr, indptr[start] + cells, side="right")) - 1
+        stop = min(max(stop, start + 1), n_rows)
+        chunks.append((start, stop))
+        start = stop
+    return chunks
 
 
 def content_stream(document: sp.csr_matrix) -> int:
@@ -611,25 +630,30 @@ class OnlineLDA(TopicModelEstimator):
         changes the model; deterministic, and a document's proportions depend only on the
         document and the model: its random stream is seeded from the model's seed and a hash of
         its word ids and counts (`content_stream`), never from its row, so permuting the rows
-        of ``X`` permutes the result exactly. Each document is one kernel call, on one thread
-        whatever ``n_jobs``: its documents are what a kernel runs in parallel, and a parallel
-        region per document costs more than it saves."""
+        of ``X`` permutes the result exactly, and a document gets the same proportions alone
+        or among others. The documents run in minibatches of about `TRANSFORM_CELLS` entries x
+        topics, their documents in parallel on the threads of ``n_jobs`` (a local step whose
+        documents share state, HDP's, runs a document at a time)."""
         engine = self._require_fitted()
         counts, _ = _counts_and_vocabulary(self._check_documents(X, reset=False))
         if counts.shape[1] != engine.n_words:
             raise ValueError(f"the documents have a vocabulary of {counts.shape[1]} words but the "
                              f"model has {engine.n_words}")
+        local = self.transform_estimator()
+        entries = TRANSFORM_CELLS // engine.n_topics if independent_documents(local) else 0
+        chunks = transform_chunks(counts.indptr, entries)
         memory.check_memory(memory.online_transform(
             engine.n_topics, counts.shape[0],
+            max((int(counts.indptr[stop] - counts.indptr[start]) for start, stop in chunks),
+                default=0),
             f"{type(self).__name__}.transform of {counts.shape[0]:,} documents"))
         proportions = np.zeros((counts.shape[0], engine.n_topics))
-        local = self.transform_estimator()
-        with using_threads(1):
-            for row in range(counts.shape[0]):
-                document = counts[row:row + 1]
-                posterior = engine.local_posterior(Minibatch.from_counts(document),
-                                                   stream=content_stream(document), local=local)
-                proportions[row] = posterior.doc_topic()[0]
+        for start, stop in chunks:
+            documents = counts[start:stop]
+            keys = np.array([content_stream(documents[row:row + 1])
+                             for row in range(stop - start)], dtype=np.int64)
+            batch = replace(Minibatch.from_counts(documents), stream_keys=keys)
+            proportions[start:stop] = engine.local_posterior(batch, local=local).doc_topic()
         return proportions
 
     @runs_on_n_jobs

@@ -53,7 +53,7 @@ from scipy.special import digamma
 from ..kernels.local_gibbs import (DEFAULT_CYCLES, DENSE, EVERY_TOPIC, MH, NO_VALUES,
                                    RECORD_CONDITIONALS, RECORD_DENSE, RECORD_SAMPLE, SPARSE,
                                    AllowedTopics, ChainState, GlobalParameters, PassPlan,
-                                   Recording, Sampler, StreamKey, end_state_statistics,
+                                   Recording, Sampler, end_state_statistics,
                                    gibbs_sweeps)
 from ..kernels.statistics import (clear_sets, column_sets, group_sums, has_empty_row,
                                   tree_block_totals)
@@ -148,7 +148,7 @@ class GibbsRun:
         self.rng_state = np.zeros(batch.n_documents, dtype=np.uint64)
         self.chain = ChainState(self.token_topic, self.doc_topic_counts, self.rng_state)
         self.layout = batch.layout
-        self.streams = StreamKey(self.seed, self.minibatch_index, batch.first_document)
+        self.streams = batch.stream_key(self.seed, self.minibatch_index)
         self.sampler = estimator.kernel_sampler
         # Zeroed by the first call that records into it, document by document, by the kernel
         # (`Recording.clear_rows`): a boosted step's first call records nothing (its burn-in

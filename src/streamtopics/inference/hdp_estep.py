@@ -52,8 +52,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import digamma
 
-from ..kernels.local_gibbs import (GlobalParameters, HDPOutputs, StreamKey, TopicGrowth,
-                                   hdp_gibbs_sweeps)
+from ..kernels.local_gibbs import GlobalParameters, HDPOutputs, TopicGrowth, hdp_gibbs_sweeps
 from .gibbs_estep import local_word_weights
 from .minibatch import Minibatch
 from .stats import MinibatchStats
@@ -122,7 +121,7 @@ class HDPGibbsRun:
                              float(digamma(alpha.sum()))),
             TopicGrowth(n_topics, float(estimator.topic_word_prior), batch.n_words,
                         float(estimator.stick_concentration), capacity),
-            StreamKey(self.seed, self.minibatch_index, batch.first_document),
+            batch.stream_key(self.seed, self.minibatch_index),
             estimator.passes, estimator.passes - recorded,
             HDPOutputs(np.zeros(batch.n_tokens, dtype=np.int64), entry_topic, entry_new,
                        doc_log_theta, doc_counts, np.zeros(capacity)))

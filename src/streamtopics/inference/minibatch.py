@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from ..kernels.local_gibbs import MinibatchLayout
+from ..kernels.local_gibbs import NO_KEYS, MinibatchLayout, StreamKey
 from ..kernels.statistics import ALL_COLUMNS, group_sums, grouped
 from .topic_mask import TopicMask
 
@@ -28,7 +28,9 @@ class Minibatch:
     ``token_ptr`` (B+1): token offsets (documents' lengths accumulated); ``words``: the U
     distinct global word ids, ascending; ``first_document``: index of the first document in
     its stream (so a split minibatch draws the same per-document random streams);
-    ``topic_mask``: the topics each document may use (Labeled LDA), None for all.
+    ``topic_mask``: the topics each document may use (Labeled LDA), None for all;
+    ``stream_keys`` (B, int64): each document's own stream key, None for the minibatch's
+    (`kernels.local_gibbs.StreamKey`: `transform` keys a document by its content).
     """
 
     doc_ptr: np.ndarray
@@ -39,6 +41,7 @@ class Minibatch:
     n_words: int
     first_document: int = 0
     topic_mask: TopicMask | None = None
+    stream_keys: np.ndarray | None = None
 
     @classmethod
     def from_counts(cls, counts, first_document: int = 0,
@@ -89,7 +92,9 @@ class Minibatch:
                          words=self.words[present], n_words=self.n_words,
                          first_document=self.first_document + start,
                          topic_mask=None if self.topic_mask is None
-                         else self.topic_mask.rows(start, stop))
+                         else self.topic_mask.rows(start, stop),
+                         stream_keys=None if self.stream_keys is None
+                         else self.stream_keys[start:stop])
 
     @property
     def n_documents(self) -> int:
@@ -102,6 +107,12 @@ class Minibatch:
     @property
     def n_tokens(self) -> int:
         return int(self.token_ptr[-1])
+
+    def stream_key(self, seed: int, minibatch_index: int) -> StreamKey:
+        """What seeds each document's random stream in step ``minibatch_index`` of ``seed``:
+        (seed, minibatch_index, first_document + d), or the document's own ``stream_keys``."""
+        keys = NO_KEYS if self.stream_keys is None else self.stream_keys
+        return StreamKey(int(seed), int(minibatch_index), self.first_document, keys)
 
     @property
     def layout(self) -> MinibatchLayout:

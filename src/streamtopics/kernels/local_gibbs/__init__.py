@@ -23,10 +23,10 @@ index) (`kernels.random`), so the result is bit-identical for any number of thre
 caller divides the accumulators by the number of recorded passes.
 """
 
-from .bundles import (DENSE, EVERY_TOPIC, MH, NO_VALUES, RECORD_CONDITIONALS, RECORD_DENSE,
-                      RECORD_SAMPLE, SPARSE, AllowedTopics, ChainState, GlobalParameters,
-                      HDPOutputs, MinibatchLayout, PassPlan, Recording, Sampler, StreamKey,
-                      TopicGrowth)
+from .bundles import (DENSE, EVERY_TOPIC, MH, NO_KEYS, NO_VALUES, RECORD_CONDITIONALS,
+                      RECORD_DENSE, RECORD_SAMPLE, SPARSE, AllowedTopics, ChainState,
+                      GlobalParameters, HDPOutputs, MinibatchLayout, PassPlan, Recording, Sampler,
+                      StreamKey, TopicGrowth)
 from .driver import gibbs_sweeps, initial_samples
 from .end_state import end_state_statistics
 from .hdp import hdp_gibbs_sweeps
@@ -34,8 +34,8 @@ from .mh import DEFAULT_CYCLES
 from .sparse import draw_into, enter_present, leave_present, search_cumulative, smoothing_totals
 from .thread_split import balanced_parts
 
-__all__ = ["DEFAULT_CYCLES", "DENSE", "EVERY_TOPIC", "MH", "NO_VALUES", "RECORD_CONDITIONALS",
-           "RECORD_DENSE", "RECORD_SAMPLE", "SPARSE", "AllowedTopics", "ChainState",
+__all__ = ["DEFAULT_CYCLES", "DENSE", "EVERY_TOPIC", "MH", "NO_KEYS", "NO_VALUES",
+           "RECORD_CONDITIONALS", "RECORD_DENSE", "RECORD_SAMPLE", "SPARSE", "AllowedTopics", "ChainState",
            "GlobalParameters", "HDPOutputs", "MinibatchLayout", "PassPlan", "Recording",
            "Sampler", "StreamKey", "TopicGrowth", "balanced_parts", "draw_into",
            "end_state_statistics", "enter_present", "gibbs_sweeps", "hdp_gibbs_sweeps",

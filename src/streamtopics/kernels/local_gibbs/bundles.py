@@ -45,9 +45,15 @@ word weights of the minibatch's words (U x K, beta_wk or exp(E_q[log beta_wk]); 
 (T + 1)), alpha (K), digamma(alpha) and digamma(sum alpha): digamma(a + n) is then digamma(a)
 + sum_{i<n} 1/(a + i), an exact recurrence, O(N_d) per document."""
 
-StreamKey = namedtuple("StreamKey", "seed minibatch first_document")
+NO_KEYS = np.zeros(0, dtype=np.int64)
+"""No per-document stream keys (`StreamKey.document_keys`)."""
+
+StreamKey = namedtuple("StreamKey", "seed minibatch first_document document_keys",
+                       defaults=(NO_KEYS,))
 StreamKey.__doc__ = """What seeds document d's random stream: (seed, minibatch, first_document
-+ d) (`kernels.random.stream_seed`)."""
++ d) (`kernels.random.stream_seed`), or, when ``document_keys`` (B, int64) is given, (seed,
+document_keys[d], 0): a document keyed by its content (`transform`) draws what it draws alone,
+whatever minibatch it is run in (`driver.document_stream`)."""
 
 PassPlan = namedtuple("PassPlan", "first_pass n_passes record_from record_mode",
                       defaults=(RECORD_CONDITIONALS,))

@@ -22,6 +22,14 @@ from .sparse import smoothing_total, smoothing_totals, sparse_document_passes
 from .thread_split import balanced_parts
 
 
+@njit(cache=True, inline="always")
+def document_stream(seed, minibatch, first_document, document_keys, d):
+    """The initial state of document d's stream (`bundles.StreamKey`)."""
+    if document_keys.size:
+        return stream_seed(seed, document_keys[d], 0)
+    return stream_seed(seed, minibatch, first_document + d)
+
+
 def initial_samples(layout, parameters, streams, mask, n_threads, z, smoothing=NO_VALUES):
     """Algorithm 2's initialisation z_n^0 ~ Mult(beta_{x_n} / sum_k beta_{x_n k}) of every
     token of a minibatch (`MinibatchLayout`) whose document no topic mask (`AllowedTopics`)
@@ -46,7 +54,7 @@ def _initial_samples(layout, parameters, streams, mask, n_threads, z, smoothing)
     """`initial_samples`, its bundles plain tuples."""
     doc_ptr, entry_word, entry_count, token_ptr = layout
     word_topic_weights, alpha, _, _ = parameters
-    seed, minibatch, first_document = streams
+    seed, minibatch, first_document, document_keys = streams
     mask_ptr, mask_topics, _ = mask
     n_words, n_topics = word_topic_weights.shape
     # Per entry: its first token (-1 in a restricted document) and the stream state before it.
@@ -54,7 +62,7 @@ def _initial_samples(layout, parameters, streams, mask, n_threads, z, smoothing)
     entry_state = np.empty(entry_word.size, dtype=np.uint64)
     for d in range(doc_ptr.size - 1):
         restricted = allowed_topics(d, mask_ptr, mask_topics, n_topics).size > 0
-        stream = stream_seed(seed, minibatch, first_document + d)
+        stream = document_stream(seed, minibatch, first_document, document_keys, d)
         token = token_ptr[d]
         for j in range(doc_ptr[d], doc_ptr[d + 1]):
             entry_token[j] = -1 if restricted else token
@@ -106,7 +114,7 @@ def _gibbs_sweeps(layout, parameters, streams, plan, chain, recording, mask, sam
     """`gibbs_sweeps`, its bundles plain tuples."""
     doc_ptr, entry_word, entry_count, token_ptr = layout
     word_topic_weights, alpha, digamma_alpha, _ = parameters
-    seed, minibatch, first_document = streams
+    seed, minibatch, first_document, document_keys = streams
     first_pass, _, _, _ = plan  # the documents' kernels run the passes themselves
     token_topic, doc_topic_counts, rng_state = chain
     entry_topic, doc_log_theta, entry_inverse, smoothing_out, clear_rows = recording
@@ -142,7 +150,7 @@ def _gibbs_sweeps(layout, parameters, streams, plan, chain, recording, mask, sam
             d = documents[i]
             first_entry, last_entry = doc_ptr[d], doc_ptr[d + 1]
             first_token, last_token = token_ptr[d], token_ptr[d + 1]
-            initial_seed = stream_seed(seed, minibatch, first_document + d)
+            initial_seed = document_stream(seed, minibatch, first_document, document_keys, d)
             topics = allowed_topics(d, mask_ptr, mask_topics, n_topics)
             if clear_rows:
                 entry_topic[first_entry:last_entry] = 0.0

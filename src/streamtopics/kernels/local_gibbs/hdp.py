@@ -44,9 +44,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..random import next_uniform, random_permutation, stream_seed
+from ..random import next_uniform, random_permutation
 from .bundles import plain
 from .dense import add_log_theta, length_term, record_factorised
+from .driver import document_stream
 from .draws import CHUNK, sample_topic, sample_word_topic, word_chunk_sums
 
 
@@ -188,7 +189,7 @@ def _hdp_gibbs_sweeps(layout, parameters, growth, streams, n_passes, record_from
     doc_ptr, entry_word, entry_count, token_ptr = layout
     weights, alpha, _, _ = parameters
     n_topics, _, _, _, capacity = growth
-    seed, minibatch, first_document = streams
+    seed, minibatch, first_document, document_keys = streams
     token_topic, entry_topic, entry_new, doc_log_theta, doc_counts, opened_alpha = outputs
     n_docs = doc_ptr.size - 1
     alpha_sum = 0.0  # a plain loop, as gibbs_sweeps
@@ -214,7 +215,7 @@ def _hdp_gibbs_sweeps(layout, parameters, growth, streams, n_passes, record_from
             for _ in range(entry_count[j]):
                 token_entry[first_token] = j - doc_ptr[d]
                 first_token += 1
-        states[d, 0] = stream_seed(seed, minibatch, first_document + d)
+        states[d, 0] = document_stream(seed, minibatch, first_document, document_keys, d)
         _initialise_document(entry_word[doc_ptr[d]:doc_ptr[d + 1]],
                              token_entry[token_ptr[d]:token_ptr[d + 1]], weights, word_chunks,
                              n_topics, states[d], token_topic[token_ptr[d]:token_ptr[d + 1]],
