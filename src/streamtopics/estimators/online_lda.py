@@ -76,11 +76,15 @@ def transform_chunks(indptr: np.ndarray, cells: int) -> list[tuple[int, int]]:
     return chunks
 
 
-def content_stream(document: sp.csr_matrix) -> int:
-    """The random-stream key of a one-row count matrix (`kernels.random.content_key`)."""
-    document = document.copy()
-    document.sort_indices()
-    return content_key(document.indices, document.data)
+def content_streams(counts: sp.csr_matrix) -> np.ndarray:
+    """The random-stream key of each row of a count matrix (`kernels.random.content_key` of its
+    word ids, increasing, and their counts), int64."""
+    if not counts.has_sorted_indices:
+        counts = counts.sorted_indices()
+    ptr = counts.indptr
+    return np.array([content_key(counts.indices[ptr[row]:ptr[row + 1]],
+                                 counts.data[ptr[row]:ptr[row + 1]])
+                     for row in range(counts.shape[0])], dtype=np.int64)
 
 
 # Documents per E-step chunk of a full-batch step (batch-vb): bounds its memory; the chunks'
@@ -629,7 +633,7 @@ class OnlineLDA(TopicModelEstimator):
         the model fixed: the posterior mean of theta (Gibbs) or E_q[theta] (variational). Never
         changes the model; deterministic, and a document's proportions depend only on the
         document and the model: its random stream is seeded from the model's seed and a hash of
-        its word ids and counts (`content_stream`), never from its row, so permuting the rows
+        its word ids and counts (`content_streams`), never from its row, so permuting the rows
         of ``X`` permutes the result exactly, and a document gets the same proportions alone
         or among others. The documents run in minibatches of about `TRANSFORM_CELLS` entries x
         topics, their documents in parallel on the threads of ``n_jobs`` (a local step whose
@@ -648,11 +652,10 @@ class OnlineLDA(TopicModelEstimator):
                 default=0),
             f"{type(self).__name__}.transform of {counts.shape[0]:,} documents"))
         proportions = np.zeros((counts.shape[0], engine.n_topics))
+        keys = content_streams(counts)
         for start, stop in chunks:
-            documents = counts[start:stop]
-            keys = np.array([content_stream(documents[row:row + 1])
-                             for row in range(stop - start)], dtype=np.int64)
-            batch = replace(Minibatch.from_counts(documents), stream_keys=keys)
+            batch = replace(Minibatch.from_counts(counts[start:stop]),
+                            stream_keys=keys[start:stop])
             proportions[start:stop] = engine.local_posterior(batch, local=local).doc_topic()
         return proportions
 
