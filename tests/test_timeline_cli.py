@@ -95,3 +95,14 @@ def test_undated_input_is_refused(tmp_path, capsys):
     assert main(["timeline", str(source), "-o", str(tmp_path / "out"), "--min-count", "1",
                  "--max-df", "1"]) == 2
     assert "not dated" in capsys.readouterr().err
+
+
+def test_the_report_gets_a_timeline_section(run, tmp_path, capsys):
+    _, output, source = run
+    page = tmp_path / "report.html"
+    assert main(["report", str(output / "model.stm"), str(source), "--time-field", "date",
+                 "--period", "year", "--max-docs", "100", "-o", str(page), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["timeline"] is True
+    text = page.read_text()
+    assert 'class="wide timeline"' in text and text.count('<polygon class="area"') == 3
+    assert text.count('<td data-period="2002"') == 3  # all documents, not the first 100

@@ -13,7 +13,7 @@ from tqdm.auto import tqdm
 
 from ..corpus.corpus import aligned_counts
 from ..corpus.readers import DECODING_ERRORS, TextDecoding, load_corpus
-from ..corpus.time import TIME_ORDERS, TimeField
+from ..corpus.time import CALENDAR_PERIODS, TIME_ORDERS, TimeField
 from ..errors import InputError
 from ..reporting.strict_json import finite_json
 
@@ -24,6 +24,14 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise ValueError(text)
     return value
+
+
+def period_spec(text: str) -> str:
+    """An argparse type: a calendar period of `corpus.time` or a number N >= 1 of equal-count
+    periods."""
+    if text not in CALENDAR_PERIODS and not (text.isdigit() and int(text) >= 1):
+        raise ValueError(text)
+    return text
 
 
 def default_of(owner, name: str):

@@ -24,14 +24,7 @@ from ..timeline import DEFAULT_PRIOR_TOKENS, topics_over_time
 from ..timeline.outputs import (save_timeline_model, write_prevalence_csv, write_timeline_page,
                                 write_topics_jsonl)
 from .common import (add_json_flag, add_text_options, add_threads_option, default_of, emit,
-                     given, positive_int, report_reading, text_options)
-
-
-def _period(text: str) -> str:
-    """An argparse type: a calendar period or a number of equal-count periods."""
-    if text not in CALENDAR_PERIODS and not (text.isdigit() and int(text) >= 1):
-        raise ValueError(text)
-    return text
+                     given, period_spec, positive_int, report_reading, text_options)
 
 
 def register(subparsers) -> None:
@@ -44,7 +37,7 @@ def register(subparsers) -> None:
     parser.add_argument("input", metavar="INPUT",
                         help="raw JSONL or CSV with a time field, or a dated corpus directory")
     parser.add_argument("-o", "--output", required=True, metavar="DIR", help="output directory")
-    parser.add_argument("--period", type=_period, default="year",
+    parser.add_argument("--period", type=period_spec, default="year",
                         help=f"{'|'.join(CALENDAR_PERIODS)}, or N equal-count periods (default: "
                              f"%(default)s)")
     parser.add_argument("-k", "--topics", type=positive_int, default=None,

@@ -71,12 +71,16 @@ class CurvePoint:
 
 @dataclass(frozen=True)
 class ModelReport:
+    """What the page shows; ``sections``: further sections as HTML made by the library (e.g.
+    `streamtopics.timeline.outputs.timeline_section`), shown after the topics."""
+
     title: str
     facts: dict[str, str]
     topics: list[TopicEntry]
     curve: list[CurvePoint]
     prevalence_source: str
     coherence_source: str | None
+    sections: tuple[str, ...] = ()
 
 
 def read_training_curve(path) -> list[CurvePoint]:
@@ -387,6 +391,7 @@ def render_html(report: ModelReport) -> str:
         '<th data-sort="umass">UMass</th><th>top words (bar: probability relative to the '
         'first)</th></tr></thead><tbody>' + _topic_rows(report) + '</tbody></table>'
         f'<p class="note">{coherence_note}</p></section>',
+        *report.sections,
     ]
     if any(t.examples for t in report.topics):
         sections.append('<section class="wide"><h2>Example documents</h2><p class="note">The '
