@@ -106,3 +106,17 @@ def test_the_report_gets_a_timeline_section(run, tmp_path, capsys):
     text = page.read_text()
     assert 'class="wide timeline"' in text and text.count('<polygon class="area"') == 3
     assert text.count('<td data-period="2002"') == 3  # all documents, not the first 100
+
+
+def test_synth_drift_writes_a_dated_corpus_and_its_truth(tmp_path, capsys):
+    output = tmp_path / "drift"
+    assert main(["synth", "--drift", "0.5", "--periods", "3", "-k", "2", "-V", "40", "-n", "60",
+                 "--seed", "4", "-o", str(output)]) == 0
+    capsys.readouterr()
+    truth = np.load(output / "truth.npz")
+    assert truth["topic_word"].shape == (3, 2, 40) and truth["prevalence"].shape == (3, 2)
+    np.testing.assert_allclose(truth["topic_word"].sum(axis=2), 1.0)
+    assert list(np.bincount(truth["period"])) == [20, 20, 20]
+    corpus = load_corpus(output)  # dated by its time column, in time order
+    times = [m["time"] for m in corpus.metadata]
+    assert times == sorted(times) and times[0].startswith("2000") and times[-1].startswith("2002")

@@ -3,7 +3,7 @@ time in one pass.
 
 Reads a dated input (raw JSONL or CSV with ``--time-field``, or a corpus directory whose meta has
 a time; raw text goes through the preprocessing of ``streamtopics preprocess``), sorts it by
-time, fits G-OEM (or ``--method``) in one pass in time order, then writes into DIR the model
+time, fits G-OEM (or ``--method``) in one pass in time order (``--passes N``: N), then writes into DIR the model
 file with its periods (``model.stm``), ``prevalence.csv``, ``topics.jsonl`` and the figures
 (``timeline.html``): `streamtopics.timeline` describes each.
 """
@@ -47,6 +47,9 @@ def register(subparsers) -> None:
     parser.add_argument("--batch-size", type=positive_int, default=None,
                         help=f"documents per minibatch (default: "
                              f"{default_of(OnlineLDA, 'batch_size')})")
+    parser.add_argument("--passes", type=positive_int, default=1,
+                        help="passes over the input in time order (default: 1, a stream's one "
+                             "pass; a corpus of a few thousand documents needs more)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     parser.add_argument("--words", type=positive_int, default=10,
                         help="top words per period and topic in topics.jsonl (default: 10)")
@@ -79,7 +82,7 @@ def run(args) -> int:
     if times is None:
         raise InputError("the documents are not dated: name the field holding their time with "
                          "--time-field FIELD", args.input)
-    model = OnlineLDA(n_passes=1, random_state=args.seed,
+    model = OnlineLDA(n_passes=args.passes, random_state=args.seed,
                       **given(n_topics=args.topics, method=args.method,
                               batch_size=args.batch_size)).fit(corpus)
     result = topics_over_time(model, corpus, args.period, prior_tokens=args.prior_tokens)
@@ -93,7 +96,7 @@ def run(args) -> int:
     summary = {
         "input": str(args.input), "output": str(output), "documents": corpus.n_documents,
         "tokens": corpus.n_tokens, "words": corpus.n_words, "topics": model.n_topics,
-        "passes": 1, "period": result.periods.spec, "first": str(times.min()),
+        "passes": args.passes, "period": result.periods.spec, "first": str(times.min()),
         "last": str(times.max()),
         "periods": [{"label": label, "documents": int(n)}
                     for label, n in zip(result.labels, result.periods.counts)],
