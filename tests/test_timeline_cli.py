@@ -120,3 +120,42 @@ def test_synth_drift_writes_a_dated_corpus_and_its_truth(tmp_path, capsys):
     corpus = load_corpus(output)  # dated by its time column, in time order
     times = [m["time"] for m in corpus.metadata]
     assert times == sorted(times) and times[0].startswith("2000") and times[-1].startswith("2002")
+
+
+def test_dated_fit_checkpoints_and_resumes_bit_identical(run, tmp_path, capsys, monkeypatch):
+    """``fit --time-field`` loads and sorts the input; with ``--checkpoint``, and interrupted
+    then ``--resume``d, it writes the model arrays of the plain run, bit for bit."""
+    import functools
+
+    import streamtopics.cli.fit as fit_command
+    from helpers import Interrupted
+    from streamtopics.persistence import load_model
+
+    _, _, source = run
+    capsys.readouterr()
+    common = [str(source), "--time-field", "date", "-k", "3", "--batch-size", "50",
+              "--passes", "2", "--seed", "2", "--threads", "1", "--json"]
+    assert main(["fit", *common, "-o", str(tmp_path / "plain.stm")]) == 0
+    checkpoint = tmp_path / "run.ckpt"
+    seen = [0]
+
+    def stop(model, report):
+        seen[0] += report.n_documents
+        if seen[0] >= 1000:
+            raise Interrupted
+
+    real = fit_command.fit_with_checkpoints
+    monkeypatch.setattr(fit_command, real.__name__, functools.wraps(real)(
+        lambda *arguments, **options: real(*arguments, **{**options, "callback": stop})))
+    with pytest.raises(Interrupted):
+        main(["fit", *common, "--checkpoint", str(checkpoint), "--checkpoint-every", "200",
+              "-o", str(tmp_path / "never.stm")])
+    monkeypatch.undo()
+    capsys.readouterr()
+    assert main(["fit", *common, "--resume", str(checkpoint), "-o",
+                 str(tmp_path / "resumed.stm")]) == 0
+    assert 0 < json.loads(capsys.readouterr().out)["resumed_from_documents"] < 1800
+    plain, resumed = load_model(tmp_path / "plain.stm")[0], load_model(tmp_path / "resumed.stm")[0]
+    assert sorted(plain) == sorted(resumed)
+    for name in plain:
+        np.testing.assert_array_equal(plain[name], resumed[name])
