@@ -16,7 +16,7 @@ import numpy as np
 
 from ..corpus.preprocess import preprocess_documents
 from ..corpus.readers import load_corpus
-from ..corpus.time import CALENDAR_PERIODS, document_times
+from ..corpus.time import CALENDAR_PERIODS, document_times, iso
 from ..errors import InputError
 from ..estimators import OnlineLDA
 from ..inference.presets import PRESETS
@@ -96,8 +96,8 @@ def run(args) -> int:
     summary = {
         "input": str(args.input), "output": str(output), "documents": corpus.n_documents,
         "tokens": corpus.n_tokens, "words": corpus.n_words, "topics": model.n_topics,
-        "passes": args.passes, "period": result.periods.spec, "first": str(times.min()),
-        "last": str(times.max()),
+        "passes": args.passes, "period": result.periods.spec, "first": iso(times.min()),
+        "last": iso(times.max()),
         "periods": [{"label": label, "documents": int(n)}
                     for label, n in zip(result.labels, result.periods.counts)],
         "files": ["model.stm", "prevalence.csv", "topics.jsonl", "timeline.html"],
