@@ -140,3 +140,29 @@ def test_equal_count_periods():
     assert list(periods.index) == [2, 2, 2, 1, 1, 1, 0, 0, 0, 0]
     with pytest.raises(InputError, match="period 'decade'"):
         assign_periods(times, "decade")
+
+
+def test_cli_skips_and_counts_undated_documents(tmp_path, capsys):
+    rows = [{"date": "2020-01-02", "text": "apple banana cherry"},
+            {"date": "", "text": "banana cherry date"},
+            {"date": "2020-01-01", "text": "cherry date egg"}]
+    source = _jsonl(tmp_path, rows)
+    common = ["preprocess", str(source), "--time-field", "date", "--min-count", "1",
+              "--max-df", "1", "--test-size", "0", "--json"]
+    assert main([*common, "-o", str(tmp_path / "a")]) == 2
+    assert "docs.jsonl, line 2: time field 'date': cannot read ''" in capsys.readouterr().err
+    assert main([*common, "--skip-undated", "-o", str(tmp_path / "b")]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["report"]["documents_skipped"] == {UNDATED: 1} and stats["D_train"] == 2
+    assert main([*common, "--time-order", "refuse", "--skip-undated",
+                 "-o", str(tmp_path / "c")]) == 2
+    assert "line 3: the stream goes back in time" in capsys.readouterr().err
+
+
+def test_a_streamed_fit_refuses_a_time_field(tmp_path, capsys):
+    source = _jsonl(tmp_path, [{"date": "2020-01-01", "text": w} for w in WORDS])
+    vocabulary = tmp_path / "vocab.txt"
+    vocabulary.write_text("apple\nbanana\ncherry\n")
+    assert main(["fit", str(source), "--vocabulary", str(vocabulary), "--time-field", "date",
+                 "-k", "2", "-o", str(tmp_path / "m.stm")]) == 2
+    assert "--time-field sorts the documents by time" in capsys.readouterr().err
