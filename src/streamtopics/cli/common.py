@@ -92,7 +92,8 @@ def add_text_options(parser) -> None:
     parser.add_argument("--time-field", default=None, metavar="FIELD",
                         help="the JSON field, CSV column or corpus directory meta field holding "
                              "each document's time (ISO date, YYYY/M/D or epoch seconds); a "
-                             "bad or missing one is an error naming the file, line and value")
+                             "bad or missing one is an error naming the file, line and value "
+                             "(default: a corpus directory's time column, when it has one)")
     parser.add_argument("--skip-undated", action="store_true", default=None,
                         help="skip (and count) documents without a valid time instead")
     parser.add_argument("--time-order", choices=TIME_ORDERS, default=None,

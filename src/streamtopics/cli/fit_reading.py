@@ -81,10 +81,6 @@ def plan_reading(args, passes, batch_methods) -> ReadingPlan:
     checkpointed = args.checkpoint is not None or args.resume is not None
     if (args.corpus == "-" or args.vocabulary is not None or args.grow_vocabulary
             or (checkpointed and args.model == "hdp") or _resumes_a_stream(args)):
-        if time_field(args) is not None:
-            raise InputError("--time-field sorts the documents by time, which needs them in "
-                             "memory: it cannot be combined with a streamed input (stdin, "
-                             "--vocabulary, --grow-vocabulary, --model hdp with checkpoints)")
         return ReadingPlan(True, 1 if passes == "auto" else passes)  # (refused for batch methods)
     if args.method in batch_methods or PRESETS[args.method].full_batch:
         return ReadingPlan(False, passes)
