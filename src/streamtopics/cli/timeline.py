@@ -3,9 +3,9 @@ time in one pass.
 
 Reads a dated input (raw JSONL or CSV with ``--time-field``, or a corpus directory whose meta has
 a time; raw text goes through the preprocessing of ``streamtopics preprocess``), sorts it by
-time, fits G-OEM (or ``--method``) in one pass in time order (``--passes N``: N), then writes into DIR the model
-file with its periods (``model.stm``), ``prevalence.csv``, ``topics.jsonl`` and the figures
-(``timeline.html``): `streamtopics.timeline` describes each.
+time, fits G-OEM (or ``--method``) in one pass in time order (``--passes N``: N), then writes
+into DIR the model file with its periods (``model.stm``), ``prevalence.csv``, ``topics.jsonl``
+and the figures (``timeline.html``): `streamtopics.timeline` describes each.
 """
 
 from __future__ import annotations

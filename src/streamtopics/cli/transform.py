@@ -16,7 +16,8 @@ from ..corpus.corpus import document_fields, document_ids
 from ..errors import InputError
 from ..estimators import load_estimator
 from ..persistence import atomic_write
-from ..reporting.doc_topics import FORMATS, OUTPUT_COLUMNS, output_format, ranked_topics, write_doc_topics
+from ..reporting.doc_topics import (FORMATS, OUTPUT_COLUMNS, output_format, ranked_topics,
+                                    write_doc_topics)
 from .common import (add_json_flag, add_text_options, add_threads_option, emit, existing_parent,
                      positive_int, read_onto_vocabulary)
 

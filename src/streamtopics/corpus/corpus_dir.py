@@ -114,7 +114,8 @@ def read_corpus_dir(path, split: str = "train", time_field: str | TimeField | No
     ``vocab.txt`` and ``{split}.docword.txt`` are required; ``{split}.tokens.jsonl`` gives the
     token order (checked against the counts) and ``{split}.meta.jsonl`` the metadata, with
     labels taken from its ``label`` field. Each file may also be gzipped (``.gz`` added).
-    ``time_field``: as in `raw_text.iter_raw_documents`, for a meta field (the documents are not reordered here: `load_corpus` sorts).
+    ``time_field``: as in `raw_text.iter_raw_documents`, for a meta field (the documents are
+    not reordered here: `load_corpus` sorts).
     """
     directory = Path(path)
     docword, vocabulary_path = corpus_dir_files(directory, split)

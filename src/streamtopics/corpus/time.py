@@ -117,8 +117,9 @@ class TimeReading:
     backwards: int = 0
 
     def stamp(self, fields: dict, report: ReadReport, name, line) -> bool:
-        """Parse the time field of ``fields`` into ``fields[TIME_COLUMN]`` (an ISO string); False when the
-        document has no valid time and is skipped (counted in ``report``); InputError naming
+        """Parse the time field of ``fields`` into ``fields[TIME_COLUMN]`` (an ISO string);
+        False when the document has no valid time and is skipped (counted in ``report``);
+        InputError naming
         ``name``, ``line`` and the value when it is refused, or when it goes back in time and
         the order is ``"refuse"``."""
         field = self.options.name
@@ -234,4 +235,5 @@ def assign_periods(times, period) -> Periods:
     keys = _keys(times, spec)
     distinct, first, index = np.unique(keys, return_index=True, return_inverse=True)
     labels = [_calendar_label(times[d], spec) for d in first]
-    return Periods(spec, labels, index.astype(np.int64), np.bincount(index, minlength=distinct.size))
+    return Periods(spec, labels, index.astype(np.int64),
+                   np.bincount(index, minlength=distinct.size))

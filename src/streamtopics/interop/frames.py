@@ -11,9 +11,10 @@ from .documents import model_counts
 def doc_topic_frame(model, documents, doc_topic=None):
     """One row per document (index ``document``: the corpus' own ids, 1-based), columns the
     documents' own metadata fields of a `Corpus` (``id``, ``date``, ``time``, ...:
-    `corpus.corpus.document_fields`), ``topic_0`` .. ``topic_{K-1}`` (proportions from ``model.transform`` unless ``doc_topic``
-    is given), ``dominant_topic`` (largest proportion; ties: lowest topic) and ``length``
-    (tokens of the document over the model's vocabulary). Needs pandas."""
+    `corpus.corpus.document_fields`), ``topic_0`` .. ``topic_{K-1}`` (proportions from
+    ``model.transform`` unless ``doc_topic`` is given), ``dominant_topic`` (largest
+    proportion; ties: lowest topic) and ``length`` (tokens of the document over the model's
+    vocabulary). Needs pandas."""
     import pandas as pd
 
     counts, ids = model_counts(model, documents)

@@ -3,11 +3,13 @@ transform -o``).
 
 Every format carries the document ids (`corpus.corpus.document_ids`: the corpus' own 1-based
 ids), the documents' own metadata fields (`corpus.corpus.document_fields`: the user's ``id``,
-``date``, ``time``, ``label``, ... as columns after ``document``), the dominant topic (largest proportion; ties: lowest topic) and either all K proportions
-or, with ``top``, the ``top`` largest as (topic, proportion) pairs, largest first.
+``date``, ``time``, ``label``, ... as columns after ``document``), the dominant topic (largest
+proportion; ties: lowest topic) and either all K proportions or, with ``top``, the ``top``
+largest as (topic, proportion) pairs, largest first.
 
-- CSV: a header line, then one row per document: ``document,id,date,...,dominant_topic,topic_0,...``
-  or ``document,...,dominant_topic,top1_topic,top1_proportion,...`` (a missing field is empty).
+- CSV: a header line, then one row per document:
+  ``document,id,date,...,dominant_topic,topic_0,...`` or
+  ``document,...,dominant_topic,top1_topic,top1_proportion,...`` (a missing field is empty).
 - JSON lines: ``{"document": ..., "id": ..., "dominant_topic": k, "proportions": [...]}`` or
   ``"top": [[k, p], ...]``.
 - ``.npz``: ``document`` (ids as strings), each field (as strings, missing ones empty),

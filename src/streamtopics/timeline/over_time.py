@@ -168,7 +168,8 @@ def topics_over_time(model, documents, period="year", time=None,
         raise InputError(f"prior_tokens must be >= 0, got {prior_tokens}")
     corpus = documents if isinstance(documents, Corpus) else Corpus(documents)
     vocabulary = np.asarray(model.vocabulary_, dtype=str)
-    counts = aligned_counts(corpus, vocabulary)[0] if isinstance(documents, Corpus) else corpus.counts
+    counts = (aligned_counts(corpus, vocabulary)[0] if isinstance(documents, Corpus)
+              else corpus.counts)
     periods = assign_periods(_times(corpus, time), period)
     topics = np.asarray(model.components_, dtype=np.float64)
     n_periods, (n_topics, n_words) = periods.n_periods, topics.shape
