@@ -3,10 +3,12 @@
 A reader given a time field (``time_field``: a JSON key, a CSV column, a meta field of a corpus
 directory) parses each document's value with `parse_time`:
 
-- ISO 8601 dates and date-times (``2005-04-07``, ``2005-04-07T22:13:13``, with an offset such as
-  ``+02:00`` converted to UTC);
+- ISO 8601 dates and date-times (``2005-04-07``, ``20050407``, ``2005-04-07T22:13:13``, with an
+  offset such as ``+02:00`` converted to UTC), and the reduced ``2005-04`` and ``2005`` (the
+  first day of the month or year);
 - ``YYYY/M/D`` (``2017/1/6``), optionally followed by a time (``2017/1/6 13:05``);
-- epoch seconds (an integer or a decimal number, in JSON or as text; UTC).
+- epoch seconds (a JSON number, or text of digits other than the 4 of a year and the 8 of
+  ``YYYYMMDD``, optionally with decimals; UTC).
 
 The time is kept as a second-resolution ``numpy.datetime64`` and written into the document's
 metadata as an ISO string under `TIME_COLUMN` (``time``): the column ``meta.jsonl`` of a corpus
@@ -47,6 +49,8 @@ CALENDAR_PERIODS = ("year", "quarter", "month", "week", "day")
 
 _SLASHED = re.compile(r"^(\d{4})/(\d{1,2})/(\d{1,2})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2}))?)?$")
 _EPOCH = re.compile(r"^[+-]?\d+(?:\.\d*)?$")
+_REDUCED = re.compile(r"^\d{4}(?:-\d{2})?$")  # ISO 8601 year, year-month
+_BASIC_DATE = re.compile(r"^\d{8}$")  # ISO 8601 YYYYMMDD
 _UTC = dt.timezone.utc
 
 
@@ -62,7 +66,9 @@ def parse_time(value) -> np.datetime64:
     text = value.strip()
     if not text:
         raise ValueError("empty")
-    if _EPOCH.match(text):
+    if _REDUCED.match(text):
+        text = (text + "-01-01")[:10]
+    elif _EPOCH.match(text) and not _BASIC_DATE.match(text):
         return _from_epoch(float(text) if "." in text else int(text))
     slashed = _SLASHED.match(text)
     if slashed:
