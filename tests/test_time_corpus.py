@@ -171,3 +171,12 @@ def test_a_streamed_fit_refuses_a_time_field(tmp_path, capsys):
     assert main(["fit", str(source), "--vocabulary", str(vocabulary), "--time-field", "date",
                  "-k", "2", "-o", str(tmp_path / "m.stm")]) == 2
     assert "--time-field sorts the documents by time" in capsys.readouterr().err
+
+
+def test_a_time_column_in_other_formats_is_read_too():
+    from streamtopics.corpus.corpus import Corpus
+    corpus = Corpus(np.eye(3, dtype=int), metadata=[
+        {"time": "2017/1/6"}, {"time": "2005-04-07T22:13:13+02:00"}, {"time": 1112918400}])
+    assert list(document_times(corpus)) == [np.datetime64("2017-01-06T00:00:00"),
+                                            np.datetime64("2005-04-07T20:13:13"),
+                                            np.datetime64("2005-04-08T00:00:00")]

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -161,7 +162,13 @@ def document_times(corpus: Corpus) -> np.ndarray | None:
     metadata = corpus.metadata
     if not metadata or not all(isinstance(m, dict) and m.get(TIME_COLUMN) for m in metadata):
         return None
-    return np.array([parse_time(m[TIME_COLUMN]) for m in metadata], dtype="datetime64[s]")
+    values = [m[TIME_COLUMN] for m in metadata]
+    try:  # the ISO strings `iso` writes, parsed by NumPy at once (a time zone warns: not ours)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            return np.array(values, dtype="datetime64[s]")
+    except (ValueError, TypeError, UserWarning):
+        return np.array([parse_time(value) for value in values], dtype="datetime64[s]")
 
 
 def sort_by_time(corpus: Corpus) -> Corpus:
