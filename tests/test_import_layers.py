@@ -11,7 +11,7 @@ later cannot quietly tie the engine to an estimator or the kernels to the CLI.
     layer 4  engine                                   Algorithm 1 over the parts
     layer 5  estimators, training                     fit/transform/save; training over streams
     layer 6  reporting, experiments, interop,         what uses fitted estimators
-             reviews, dpp
+             reviews, dpp, timeline
     layer 7  cli, the package's __init__              the user's doors
 
 (The chain kernels <- inference <- engine <- estimators <- evaluation/reporting <-
@@ -33,6 +33,7 @@ LAYERS = {
     "engine": 4,
     "estimators": 5, "training": 5,
     "reporting": 6, "experiments": 6, "interop": 6, "reviews": 6, "dpp": 6,
+    "timeline": 6,
     "cli": 7, "__init__": 7, "__main__": 7,
 }
 

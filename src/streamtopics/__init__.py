@@ -13,12 +13,14 @@ from ._version import __version__
 from .corpus import (Corpus, DocwordStream, ReadReport, TextStream, from_sparse, load_corpus,
                      map_to_vocabulary, preprocess_documents, read_corpus_dir, shuffle_split,
                      stream_minibatches, tokenize, write_corpus_dir)
-from .corpus.synthetic import SyntheticTruth, generate_synthetic
+from .corpus.synthetic import SyntheticTruth, generate_drifting, generate_synthetic
+from .corpus.time import TimeField
 from .dpp import LowRankDPP
 from .errors import (InputError, MemoryWarning, ModelFileError, ResourceError, StreamtopicsError,
                      StreamtopicsWarning, TopicCountWarning)
 from .estimators import (CVB0LDA, GibbsLDA, LabeledCVB0LDA, LabeledLDA, LabeledOnlineLDA,
                          OnlineHDP, OnlineLDA, PriorLDA, load_estimator)
+from .timeline import TopicsOverTime, topics_over_time
 from .training import train_stream
 
 __all__ = [
@@ -26,7 +28,8 @@ __all__ = [
     "Corpus", "ReadReport", "load_corpus", "read_corpus_dir", "write_corpus_dir", "from_sparse",
     "preprocess_documents", "map_to_vocabulary", "tokenize", "shuffle_split",
     "stream_minibatches", "DocwordStream", "TextStream",
-    "SyntheticTruth", "generate_synthetic",
+    "SyntheticTruth", "generate_synthetic", "generate_drifting", "TimeField",
+    "topics_over_time", "TopicsOverTime",
     "OnlineLDA", "OnlineHDP", "GibbsLDA", "CVB0LDA", "load_estimator", "train_stream",
     "LabeledLDA", "PriorLDA", "LabeledOnlineLDA", "LabeledCVB0LDA", "LowRankDPP",
     "InputError", "ModelFileError", "StreamtopicsError", "ResourceError",

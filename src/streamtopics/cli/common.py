@@ -13,6 +13,7 @@ from tqdm.auto import tqdm
 
 from ..corpus.corpus import aligned_counts
 from ..corpus.readers import DECODING_ERRORS, TextDecoding, load_corpus
+from ..corpus.time import CALENDAR_PERIODS, TIME_ORDERS, TimeField
 from ..errors import InputError
 from ..estimators.online_lda import OnlineLDA
 from ..reporting.strict_json import finite_json
@@ -24,6 +25,14 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise ValueError(text)
     return value
+
+
+def period_spec(text: str) -> str:
+    """An argparse type: a calendar period of `corpus.time` or a number N >= 1 of equal-count
+    periods."""
+    if text not in CALENDAR_PERIODS and not (text.isdigit() and int(text) >= 1):
+        raise ValueError(text)
+    return text
 
 
 def default_of(owner, name: str):
@@ -95,7 +104,8 @@ def add_step_floor_option(parser) -> None:
 
 def add_text_options(parser) -> None:
     """``--text-field`` (the JSON field or CSV column holding the text), ``--encoding`` and
-    ``--errors`` of raw text input; read back by `text_options`."""
+    ``--errors`` of raw text input, and the time options (`corpus.time`): ``--time-field``,
+    ``--skip-undated``, ``--time-order``; read back by `text_options`."""
     parser.add_argument("--text-field", default=None, metavar="FIELD",
                         help=f"raw JSON-lines or CSV input: the field (column) holding the text; "
                              f"one the input does not have is an error (default: "
@@ -107,6 +117,17 @@ def add_text_options(parser) -> None:
                         help=f"undecodable bytes in raw text: strict = stop, naming the file and "
                              f"line (exit 2); replace = U+FFFD, counted (default: "
                              f"{default_of(load_corpus, 'errors')})")
+    parser.add_argument("--time-field", default=None, metavar="FIELD",
+                        help="the JSON field, CSV column or corpus directory meta field holding "
+                             "each document's time (ISO date, YYYY/M/D or epoch seconds); a "
+                             "bad or missing one is an error naming the file, line and value "
+                             "(default: a corpus directory's time column, when it has one)")
+    parser.add_argument("--skip-undated", action="store_true", default=None,
+                        help="skip (and count) documents without a valid time instead")
+    parser.add_argument("--time-order", choices=TIME_ORDERS, default=None,
+                        help=f"documents earlier than one before them: sort (by time, stably), "
+                             f"warn (keep the order read, count them) or refuse (default: "
+                             f"{TimeField.order})")
 
 
 def _encoding(name: str) -> str:
@@ -121,7 +142,17 @@ def _encoding(name: str) -> str:
 def text_options(args) -> dict:
     """The keyword arguments of `load_corpus` / `iter_raw_documents` that `add_text_options`
     set, those given."""
-    return given(text_field=args.text_field, encoding=args.encoding, errors=args.errors)
+    return given(text_field=args.text_field, encoding=args.encoding, errors=args.errors,
+                 time_field=time_field(args))
+
+
+def time_field(args) -> TimeField | None:
+    """The `TimeField` of ``--time-field``, ``--skip-undated`` and ``--time-order`` (without
+    ``--time-field``, the others apply to a corpus directory's ``time`` column), or None."""
+    if args.time_field is None and args.skip_undated is None and args.time_order is None:
+        return None
+    return TimeField(**given(name=args.time_field, skip_undated=args.skip_undated,
+                             order=args.time_order))
 
 
 def read_training_corpus(args):

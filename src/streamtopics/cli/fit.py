@@ -263,6 +263,10 @@ def _train_streaming(model, args, n_passes: int) -> tuple[int, int, float, dict]
     if args.method in BATCH_METHODS:
         raise InputError("streaming input, --checkpoint, --resume and --grow-vocabulary need an "
                          "online method (not cgs or cvb0)")
+    if "time_field" in text_options(args):
+        raise InputError("--time-field sorts the documents by time, which needs them in memory: "
+                         "it cannot be combined with a streamed input (stdin, --vocabulary, "
+                         "--grow-vocabulary, --resume of a streamed run)")
     if args.eval_every is not None:
         raise InputError("--eval-every needs the training corpus in memory: drop --vocabulary, "
                          "--checkpoint, --resume and --grow-vocabulary, or evaluate afterwards")

@@ -9,7 +9,8 @@ document once per pass). The whole corpus is loaded only where it is needed:
   an input no larger than ``--load-limit``: parsing it once is cheaper than once per pass;
 - ``--eval-every``: the held-out documents are restricted to the words the training corpus uses;
 - inputs that cannot be streamed: Matrix Market and LDA-C files, raw text without
-  ``--vocabulary`` (its vocabulary is built from the whole text).
+  ``--vocabulary`` (its vocabulary is built from the whole text);
+- dated input (``--time-field``): its documents are sorted by time, which a stream cannot be.
 
 Every load says so on stderr, with the reason. ``auto`` over an input larger than the limit
 streams one pass (``--passes N`` streams N). ``--checkpoint`` and ``--resume`` change nothing
@@ -27,6 +28,7 @@ from ..corpus.readers import TEXT_FORMATS, corpus_dir_files, detect_format
 from ..errors import InputError
 from ..inference.presets import PRESETS
 from ..training import CORPUS_KIND
+from .common import time_field
 
 STREAMED_FORMATS = ("uci", "corpus-dir", *TEXT_FORMATS)
 LOAD_LIMIT_MB = 256.0
@@ -88,6 +90,8 @@ def plan_reading(args, passes, batch_methods) -> ReadingPlan:
         return ReadingPlan(False, passes, f"{loaded}: raw text without --vocabulary gets its "
                                           f"vocabulary from the whole text (--vocabulary FILE "
                                           f"streams it)")
+    if time_field(args) is not None:
+        return ReadingPlan(False, passes, f"{loaded}: --time-field sorts its documents by time")
     if args.eval_every is not None:
         return ReadingPlan(False, passes, f"{loaded}: --eval-every restricts the held-out "
                                           f"documents to the words of the training corpus")

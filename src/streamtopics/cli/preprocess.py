@@ -2,7 +2,9 @@
 
 Tokenise, drop duplicates and stop words, prune the vocabulary, split into train and test
 (`streamtopics.corpus.preprocess` describes each step), then write ``vocab.txt``,
-``{train,test}.{docword.txt,tokens.jsonl,meta.jsonl}`` and ``stats.json``.
+``{train,test}.{docword.txt,tokens.jsonl,meta.jsonl}`` and ``stats.json``. With
+``--time-field``, each split is written in time order (unless ``--time-order`` says otherwise)
+with the documents' times in the ``time`` column of its ``meta.jsonl`` (`corpus.time`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import numpy as np
 from ..corpus.corpus import ReadReport
 from ..corpus.preprocess import DUPLICATE, EMPTY_AFTER, preprocess_documents, shuffle_split
 from ..corpus.readers import TEXT_FORMATS, detect_format, iter_raw_documents
+from ..corpus.time import TimeField, document_times, iso, sort_by_time
 from ..corpus.writer import AtomicFile, write_corpus_dir
 from ..errors import InputError
 from .common import (add_json_flag, add_text_options, default_of, emit, progress,
@@ -85,6 +88,8 @@ def run(args) -> int:
                                   max_vocab=args.max_vocab, label_field=args.label_field,
                                   report=report)
     train, test = shuffle_split(corpus, args.test_size, args.seed)
+    if args.time_field is not None and args.time_order in (None, TimeField.order):
+        train, test = sort_by_time(train), sort_by_time(test)
     if train.n_documents == 0:  # refused before anything is written
         raise InputError(f"the training split would be empty: {corpus.n_documents} document(s) "
                          f"left after preprocessing ({report.documents_read} read), "
@@ -111,6 +116,10 @@ def run(args) -> int:
                        "test_size": args.test_size, "seed": args.seed},
         "report": report.as_dict(),
     }
+    times = document_times(corpus)
+    if times is not None:
+        stats["time"] = {"field": args.time_field, "first": iso(times.min()),
+                         "last": iso(times.max())}
     with AtomicFile(output / "stats.json") as out:
         out.write((json.dumps(stats, indent=2) + "\n").encode())
     report_reading(report)

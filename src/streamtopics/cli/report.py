@@ -5,23 +5,29 @@ See `streamtopics.reporting.html` for what the page shows. With CORPUS (a corpus
 vocabulary) the page adds coherence, prevalence by tokens and example documents; the documents'
 topic proportions come from the model's own ``transform`` (a plain ``.npz`` of beta and alpha:
 CVB0 with the topics fixed). ``MODEL.eval.jsonl``, written by ``fit --eval-every``, gives the
-training curve when it exists.
+training curve when it exists. With ``--period`` and a dated CORPUS (``--time-field``, or a
+corpus directory with a time column) the page adds the timeline section of
+`streamtopics.timeline` over all of CORPUS's documents.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from ..corpus.corpus import Corpus
+from ..corpus.time import CALENDAR_PERIODS
 from ..errors import InputError, ModelFileError
 from ..estimators import load_estimator
 from ..inference.cvb0 import predict_cvb0
 from ..persistence import load_topic_parameters
 from ..reporting.html import build_report, read_training_curve, write_report
+from ..timeline import topics_over_time
+from ..timeline.outputs import timeline_section
 from .common import (add_json_flag, add_text_options, add_threads_option, default_of, emit,
-                     existing_parent, positive_int, read_onto_vocabulary)
+                     existing_parent, period_spec, positive_int, read_onto_vocabulary)
 
 
 def register(subparsers) -> None:
@@ -46,6 +52,9 @@ def register(subparsers) -> None:
     parser.add_argument("--curve", metavar="JSONL",
                         help="training curve (default: MODEL.eval.jsonl when it exists)")
     parser.add_argument("--title", help="page title (default: the model file's name)")
+    parser.add_argument("--period", type=period_spec, default=None, metavar="PERIOD",
+                        help=f"add the topics through time of a dated CORPUS, over all its "
+                             f"documents: {'|'.join(CALENDAR_PERIODS)} or N equal-count periods")
     add_text_options(parser)
     add_threads_option(parser)
     add_json_flag(parser)
@@ -76,8 +85,15 @@ def run(args) -> int:
     if method is not None:
         facts["method"] = method.name
     corpus = doc_topic = None
+    sections = ()
+    if args.period is not None and (args.corpus is None or model is None):
+        raise InputError("--period needs a fitted model file and a dated CORPUS")
     if args.corpus is not None:
-        read, counts, _ = read_onto_vocabulary(args, args.corpus, vocabulary, args.max_docs)
+        read, counts, _ = read_onto_vocabulary(args, args.corpus, vocabulary,
+                                               None if args.period else args.max_docs)
+        if args.period is not None:
+            sections = (timeline_section(topics_over_time(model, read, args.period)),)
+            read, counts = read[:args.max_docs], counts[:args.max_docs]
         if counts.shape[0] == 0 or counts.nnz == 0:
             raise InputError("no document with a word of the model's vocabulary", args.corpus)
         same = np.array_equal(read.vocabulary, vocabulary)
@@ -93,9 +109,10 @@ def run(args) -> int:
                           curve=curve, n_words=args.words, n_examples=args.examples,
                           title=args.title or f"streamtopics report: {Path(args.model).name}",
                           facts=facts)
-    write_report(output, report)
+    write_report(output, replace(report, sections=sections))
     emit(args, {"output": str(output), "n_topics": len(report.topics),
-                "coherence": corpus is not None, "curve_points": len(curve)},
+                "coherence": corpus is not None, "curve_points": len(curve),
+                **({"timeline": True} if sections else {})},
          f"wrote {output}: {len(report.topics)} topics"
          + (f", coherence and examples from {corpus.n_documents} documents" if corpus else "")
          + (f", training curve of {len(curve)} points" if curve else ""))

@@ -4,18 +4,20 @@ DOCS is a corpus directory (``--split``, default test), a bag-of-words file or r
 onto the model's vocabulary; unknown words are dropped and counted). Uses the model's own local
 estimator with the model fixed (`OnlineLDA.transform`). ``-o FILE`` writes every document's id,
 dominant topic and proportions (all K, or the ``--top`` N largest) as CSV with a header, JSON
-lines or ``.npz`` (`reporting.doc_topics`); ``.npy`` keeps the bare D x K matrix.
+lines or ``.npz`` (`reporting.doc_topics`), each with the documents' own metadata fields (``id``,
+``date``, ``time``, ...); ``.npy`` keeps the bare D x K matrix.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..corpus.corpus import document_ids
+from ..corpus.corpus import document_fields, document_ids
 from ..errors import InputError
 from ..estimators import load_estimator
 from ..persistence import atomic_write
-from ..reporting.doc_topics import FORMATS, output_format, ranked_topics, write_doc_topics
+from ..reporting.doc_topics import (FORMATS, OUTPUT_COLUMNS, output_format, ranked_topics,
+                                    write_doc_topics)
 from .common import (add_json_flag, add_text_options, add_threads_option, emit, existing_parent,
                      positive_int, read_onto_vocabulary)
 
@@ -51,14 +53,15 @@ def run(args) -> int:
         raise InputError("no documents to transform", args.documents)
     proportions = model.transform(counts)
     ids = document_ids(corpus)
+    fields = document_fields(corpus, exclude=OUTPUT_COLUMNS)
     if bare:
         atomic_write(path, lambda handle: np.save(handle, proportions))
     elif path is not None:
-        write_doc_topics(path, proportions, ids, format, args.top)
+        write_doc_topics(path, proportions, ids, format, args.top, fields)
     top = min(args.top or 3, proportions.shape[1])
     lines = [f"{document}\t" + "  ".join(f"topic {k}: {row[k]:.3f}" for k in best)
              for document, row, best in zip(ids, proportions, ranked_topics(proportions, top))]
     emit(args, {"model": str(args.model), "documents": int(proportions.shape[0]),
-                "tokens_dropped": dropped, "document_ids": ids,
+                "tokens_dropped": dropped, "document_ids": ids, "document_fields": fields,
                 "doc_topic": proportions.tolist()}, "\n".join(lines))
     return 0

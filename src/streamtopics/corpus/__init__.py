@@ -7,7 +7,9 @@ from .preprocess import (VocabularyMapper, VocabularyPruning, build_vocabulary, 
 from .readers import (RawDocument, detect_format, from_sparse, iter_raw_documents, load_corpus,
                       read_corpus_dir, read_ldac, read_matrix_market, read_uci, read_vocabulary)
 from .streaming import DocwordStream, TextStream, stream_minibatches
-from .synthetic import SyntheticTruth, generate_synthetic, iter_synthetic_documents, make_topics
+from .synthetic import (DriftingTruth, SyntheticTruth, generate_drifting, generate_synthetic,
+                        iter_synthetic_documents, make_topics)
+from .time import TimeField, assign_periods, document_times, parse_time
 from .writer import DocwordWriter, write_corpus_dir, write_synthetic_corpus, write_vocabulary
 
 __all__ = [
@@ -19,4 +21,6 @@ __all__ = [
     "DocwordStream", "TextStream", "stream_minibatches",
     "DocwordWriter", "write_corpus_dir", "write_vocabulary", "write_synthetic_corpus",
     "generate_synthetic", "iter_synthetic_documents", "make_topics", "SyntheticTruth",
+    "generate_drifting", "DriftingTruth", "TimeField", "parse_time", "document_times",
+    "assign_periods",
 ]

@@ -291,3 +291,27 @@ def document_ids(corpus: Corpus) -> list:
                     ids[d] = metadata[key]
                     break
     return ids
+
+
+POSITION_FIELDS = ("doc", "orig_id")
+"""Metadata fields that say where a document sits (`document_ids` reads them), not what it is."""
+
+
+def document_fields(corpus: Corpus, exclude=()) -> dict[str, list]:
+    """The documents' own metadata fields that every per-document output carries beside their
+    id (`document_ids`): the user's ``id``, ``date``, ``time``, ``label``, ... . Only fields
+    whose values are all scalars (strings, numbers, booleans, None) are kept, in the order
+    first met; a document without a field gets None there. ``exclude``: names taken already
+    (an output's own columns)."""
+    names: dict[str, None] = {}
+    for metadata in corpus.metadata or []:
+        if isinstance(metadata, dict):
+            names.update(dict.fromkeys(metadata))
+    fields = {}
+    for name in names:
+        if name in POSITION_FIELDS or name in exclude:
+            continue
+        values = [m.get(name) if isinstance(m, dict) else None for m in corpus.metadata]
+        if all(v is None or isinstance(v, (str, int, float, bool)) for v in values):
+            fields[name] = values
+    return fields

@@ -4,7 +4,9 @@ token order and metadata.
 ``vocab.txt`` and ``{split}.docword.txt`` (UCI, read by `bag_of_words.read_uci`) are required;
 ``{split}.tokens.jsonl`` (line i: document i as a JSON list of 0-based word ids, checked against
 the counts) and ``{split}.meta.jsonl`` (line i: a JSON object, labels from its ``label``
-field) are optional. Each file may also be gzipped (``.gz`` added).
+field) are optional. Each file may also be gzipped (``.gz`` added). A meta field may date the
+documents (`corpus.time`): the one named by ``time_field``, else the ``time`` column when every
+line has one.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from ..errors import InputError
 from .bag_of_words import read_uci
 from .corpus import Corpus, ReadReport
 from .files import Reading, decode, find_file, parse_json
+from .time import TimeField, TimeReading
 
 
 def _json_lines(path, report: ReadReport) -> Iterator[tuple[int, object]]:
@@ -87,12 +90,32 @@ def corpus_dir_files(path, split: str = "train") -> tuple[Path, Path]:
     return docword, vocabulary_path
 
 
-def read_corpus_dir(path, split: str = "train") -> Corpus:
+def _dated_rows(metadata: list[dict], meta_path, report: ReadReport, time_field
+                ) -> np.ndarray | None:
+    """The rows to keep (None: all) once each line's time is parsed from ``time_field`` into
+    its ``time`` field (`TimeReading`); without ``time_field``, the ``time`` column when every
+    line has one, else the corpus is undated."""
+    options = TimeField.of(time_field) or TimeField()
+    if time_field is None and not (metadata and all(options.name in m for m in metadata)):
+        return None
+    reading = TimeReading(options)
+    keep = np.array([reading.stamp(m, report, meta_path, line)
+                     for line, m in enumerate(metadata, start=1)], dtype=bool)
+    if reading.backwards:
+        report.warn(f"{meta_path}: {reading.backwards} document(s) dated earlier than a "
+                    f"document before them")
+    return None if keep.all() else np.flatnonzero(keep)
+
+
+def read_corpus_dir(path, split: str = "train", time_field: str | TimeField | None = None
+                    ) -> Corpus:
     """Read one split of a corpus directory (the layout of ``../shared/corpora``).
 
     ``vocab.txt`` and ``{split}.docword.txt`` are required; ``{split}.tokens.jsonl`` gives the
     token order (checked against the counts) and ``{split}.meta.jsonl`` the metadata, with
     labels taken from its ``label`` field. Each file may also be gzipped (``.gz`` added).
+    ``time_field``: as in `raw_text.iter_raw_documents`, for a meta field (the documents are
+    not reordered here: `load_corpus` sorts).
     """
     directory = Path(path)
     docword, vocabulary_path = corpus_dir_files(directory, split)
@@ -102,7 +125,7 @@ def read_corpus_dir(path, split: str = "train") -> Corpus:
                          directory)
     report = bag.report
     report.source = f"{directory} ({split})"
-    tokens = labels = metadata = None
+    tokens = labels = metadata = rows = None
     tokens_path = find_file(directory, f"{split}.tokens.jsonl")
     if tokens_path is not None:
         tokens = read_token_lines(tokens_path, bag.n_words, report)
@@ -115,5 +138,13 @@ def read_corpus_dir(path, split: str = "train") -> Corpus:
                              f"in {docword}", meta_path)
         if any("label" in m for m in metadata):
             labels = [m.get("label") for m in metadata]
-    return Corpus(bag.counts, bag.vocabulary, tokens=tokens, labels=labels,
-                  metadata=metadata, report=report)
+        rows = _dated_rows(metadata, meta_path, report, time_field)
+    elif time_field is not None:
+        raise InputError(f"no {split}.meta.jsonl: no field {TimeField.of(time_field).name!r} "
+                         f"for the time", directory)
+    corpus = Corpus(bag.counts, bag.vocabulary, tokens=tokens, labels=labels,
+                    metadata=metadata, report=report)
+    if rows is not None:
+        corpus = corpus[rows]
+        corpus.report = report
+    return corpus

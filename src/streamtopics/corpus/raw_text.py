@@ -5,6 +5,7 @@ One document per line, a directory of ``.txt`` files, JSONL or CSV with the text
 field (``text_field``: a JSON key, a CSV column; `iter_raw_documents`, one document at a time);
 text or JSON lines from an open stream such as stdin (`iter_raw_lines`, `detect_line_format`).
 A text field the documents do not have is an error for every format (`check_text_field`).
+A time field (``time_field``, JSONL and CSV) dates each document (`corpus.time`).
 Empty documents are skipped and counted (or refused); undecodable bytes are an error or replaced
 and counted (`TextDecoding`); a NUL byte is binary data.
 """
@@ -19,6 +20,7 @@ from typing import Iterator
 
 from ..errors import InputError
 from .corpus import ReadReport
+from .time import TimeField, TimeReading
 from .files import (TEXT_FORMATS, UTF8, Reading, TextDecoding, check_file, decode,
                     detect_format, parse_json)
 
@@ -35,6 +37,30 @@ def check_text_field(format: str, text_field: str, name) -> None:
     if format not in FIELD_FORMATS and text_field != DEFAULT_TEXT_FIELD:
         raise InputError(f"no field {text_field!r}: {format} input has no fields (a text field "
                          f"names a JSON lines key or a CSV column)", name)
+
+
+def check_time_field(format: str, time_field, name) -> None:
+    """A ``time_field`` names a field: documents of a format without fields cannot have it."""
+    if time_field is not None and format not in FIELD_FORMATS:
+        raise InputError(f"no field {TimeField.of(time_field).name!r} for the time: {format} "
+                         f"input has no fields (a time field names a JSON lines key or a CSV "
+                         f"column)", name)
+
+
+def _dated(documents, time_field, report, name):
+    """``documents`` with their time parsed from ``time_field`` into their fields
+    (`corpus.time.TimeReading`); those without a valid one refused or skipped and counted; the
+    number that go back in time said at the end."""
+    if time_field is None:
+        yield from documents
+        return
+    reading = TimeReading(TimeField.of(time_field))
+    for document in documents:
+        if reading.stamp(document.fields, report, name, document.source_id):
+            yield document
+    if reading.backwards:
+        report.warn(f"{name}: {reading.backwards} document(s) dated earlier than a document "
+                    f"before them")
 
 
 @dataclass
@@ -113,22 +139,26 @@ LINE_FORMATS = tuple(_LINE_READERS)
 
 def iter_raw_lines(lines, format: str, text_field: str = DEFAULT_TEXT_FIELD,
                    report: ReadReport | None = None, skip_empty: bool = True, name="<stream>",
-                   encoding: str = "utf-8", errors: str = "strict") -> Iterator[RawDocument]:
+                   encoding: str = "utf-8", errors: str = "strict",
+                   time_field: str | TimeField | None = None) -> Iterator[RawDocument]:
     """The raw documents of lines of text (``format="text"``, one document per line) or JSON
     (``"jsonl"``, the text in ``text_field``, the other fields kept), one line at a time.
 
     ``lines``: an open binary handle (stdin's buffer, a file) or (line number, raw bytes or text)
     pairs. The checks, messages (naming ``name`` and the line) and ``report`` counts are those
     of `iter_raw_documents` for a file: it reads its text and JSON-lines files through here.
-    ``encoding``, ``errors``: see `TextDecoding`.
+    ``encoding``, ``errors``: see `TextDecoding`. ``time_field``: see
+    `iter_raw_documents`.
     """
     if format not in _LINE_READERS:
         raise InputError(f"format {format!r} is not read by lines (one of "
                          f"{', '.join(LINE_FORMATS)})", name)
     check_text_field(format, text_field, name)
+    check_time_field(format, time_field, name)
     report = ReadReport(source=str(name)) if report is None else report
     decoded = _decoded_lines(lines, report, name, TextDecoding(encoding, errors))
-    return _LINE_READERS[format](decoded, name, report, skip_empty, text_field)
+    return _dated(_LINE_READERS[format](decoded, name, report, skip_empty, text_field),
+                  time_field, report, name)
 
 
 def detect_line_format(lines, report: ReadReport, name, encoding: str = "utf-8",
@@ -223,8 +253,8 @@ _TEXT_READERS = {"csv": _iter_csv, "txt-dir": _iter_txt_dir}
 
 def iter_raw_documents(path, format: str | None = None, text_field: str = DEFAULT_TEXT_FIELD,
                        delimiter: str | None = None, report: ReadReport | None = None,
-                       skip_empty: bool = True, encoding: str = "utf-8", errors: str = "strict"
-                       ) -> Iterator[RawDocument]:
+                       skip_empty: bool = True, encoding: str = "utf-8", errors: str = "strict",
+                       time_field: str | TimeField | None = None) -> Iterator[RawDocument]:
     """Stream the raw documents of a text source, one at a time (memory independent of size).
 
     ``format``: "text" (one document per line), "jsonl" (the field ``text_field`` holds the
@@ -234,7 +264,12 @@ def iter_raw_documents(path, format: str | None = None, text_field: str = DEFAUL
     InputError naming the file and the fields there are (`check_text_field`). Documents
     with no text are skipped and counted in ``report`` (or raise, with ``skip_empty=False``).
     ``encoding``, ``errors``: how bytes become text (`TextDecoding`; by default an undecodable
-    byte is an error naming the file and line).
+    byte is an error naming the file and line). ``time_field`` (JSONL, CSV): the field holding
+    each document's time (a name, or a `corpus.time.TimeField` with its options), parsed into
+    its ``time`` field; a bad or missing one is an InputError naming the file, line and value,
+    or, with ``skip_undated``, the document is skipped and counted; the order "refuse" makes a
+    document earlier than one before it an error, "sort" and "warn" count them in ``report``
+    (a stream read a document at a time is never reordered: `load_corpus` sorts).
     """
     decoding = TextDecoding(encoding, errors)
     format = detect_format(path) if format is None else format
@@ -248,8 +283,10 @@ def iter_raw_documents(path, format: str | None = None, text_field: str = DEFAUL
     if format in LINE_FORMATS:
         with Reading(path) as reading:
             yield from iter_raw_lines(reading, format, text_field, report, skip_empty, path,
-                                      encoding, errors)
+                                      encoding, errors, time_field)
     else:
         check_text_field(format, text_field, path)
-        yield from _TEXT_READERS[format](path, report, skip_empty, decoding,
-                                         text_field=text_field, delimiter=delimiter)
+        check_time_field(format, time_field, path)
+        yield from _dated(_TEXT_READERS[format](path, report, skip_empty, decoding,
+                                                text_field=text_field, delimiter=delimiter),
+                          time_field, report, path)

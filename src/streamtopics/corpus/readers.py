@@ -29,7 +29,9 @@ from .files import (BLOCK_BYTES, DECODING_ERRORS, FORMATS, TEXT_FORMATS, UTF8, T
                     detect_format, read_vocabulary, resolve_vocabulary)
 from .preprocess import DEFAULT_MIN_COUNT
 from .raw_text import (DEFAULT_TEXT_FIELD, LINE_FORMATS, RawDocument, check_text_field,
+                       check_time_field,
                        detect_line_format, iter_raw_documents, iter_raw_lines)
+from .time import TimeField, sort_by_time
 
 __all__ = [
     "load_corpus", "detect_format", "FORMATS", "TEXT_FORMATS", "LINE_FORMATS", "BLOCK_BYTES",
@@ -48,7 +50,7 @@ def load_corpus(path, format: str | None = None, text_field: str = DEFAULT_TEXT_
                 stopwords=None, max_df: float = 0.2, min_count: int = DEFAULT_MIN_COUNT,
                 max_vocab: int | None = 10_000, skip_empty: bool = True,
                 delimiter: str | None = None, encoding: str = "utf-8",
-                errors: str = "strict") -> Corpus:
+                errors: str = "strict", time_field: str | TimeField | None = None) -> Corpus:
     """Read any supported input into a `Corpus` whose ``report`` says what was kept and dropped.
 
     ``path`` is a file or directory (``format`` detected from the name when None: see
@@ -64,12 +66,21 @@ def load_corpus(path, format: str | None = None, text_field: str = DEFAULT_TEXT_
     ``.txt`` directories, texts in memory and bag-of-words inputs have none: only the default
     is accepted there). ``encoding``, ``errors``: how raw text's bytes become text
     (`TextDecoding`).
+
+    ``time_field``: the JSON field, CSV column or corpus directory meta field holding each
+    document's time (a name, or a `corpus.time.TimeField` with options; a corpus directory
+    whose meta has a ``time`` column is dated without it). A bad or missing time is an
+    InputError naming the file, line and value, or with ``TimeField.skip_undated`` the document
+    is skipped and counted. A dated corpus is returned in time order (stably sorted) unless
+    ``TimeField.order`` is "warn" (the order read, the documents that go back in time counted
+    in the report) or "refuse" (such a document is an error).
     """
     from .texts import is_raw_text, iter_text_documents
 
     in_memory = not isinstance(path, (str, os.PathLike))
     if in_memory:
         check_text_field("in-memory", text_field, "texts")
+        check_time_field("in-memory", time_field, "texts")
     if in_memory and is_raw_text(path):
         report = ReadReport(source="texts")
         documents = iter_text_documents(path, report, skip_empty)
@@ -85,8 +96,10 @@ def load_corpus(path, format: str | None = None, text_field: str = DEFAULT_TEXT_
     if format not in FORMATS:
         raise InputError(f"unknown format {format!r} (one of {', '.join(FORMATS)})", path)
     check_text_field(format, text_field, path)
+    if format != "corpus-dir":  # a corpus directory's meta has fields
+        check_time_field(format, time_field, path)
     if format == "corpus-dir":
-        return read_corpus_dir(path, split)
+        return _in_order(read_corpus_dir(path, split, time_field), time_field)
     if format == "uci":
         if vocabulary is None:
             vocabulary = sibling_vocabulary(Path(path))
@@ -97,9 +110,15 @@ def load_corpus(path, format: str | None = None, text_field: str = DEFAULT_TEXT_
         return read_matrix_market(path, vocabulary)
     report = ReadReport(source=str(path))
     documents = iter_raw_documents(path, format, text_field=text_field, delimiter=delimiter, report=report, skip_empty=skip_empty,
-                                   encoding=encoding, errors=errors)
-    return _text_corpus(documents, report, path, vocabulary, label_field, stopwords, max_df,
-                        min_count, max_vocab)
+                                   encoding=encoding, errors=errors, time_field=time_field)
+    return _in_order(_text_corpus(documents, report, path, vocabulary, label_field, stopwords,
+                                  max_df, min_count, max_vocab), time_field)
+
+
+def _in_order(corpus: Corpus, time_field) -> Corpus:
+    """A dated corpus sorted by time unless its `TimeField` says otherwise (`corpus.time`)."""
+    options = TimeField.of(time_field) or TimeField()
+    return sort_by_time(corpus) if options.order == "sort" else corpus
 
 
 def _text_corpus(documents, report: ReadReport, path, vocabulary, label_field, stopwords,

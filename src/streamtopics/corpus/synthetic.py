@@ -162,3 +162,58 @@ def generate_labeled_synthetic(n_labels: int = 20, n_words: int = 1000, n_docume
     corpus = Corpus.from_token_lists(tokens, [f"w{i}" for i in range(n_words)])
     return corpus, LabeledTruth(beta=beta, labels=labels, theta=theta,
                                 label_probabilities=frequency)
+
+
+@dataclass
+class DriftingTruth:
+    """What generated a drifting corpus: per period t the topics ``topic_word[t]`` (P x K x V)
+    and the Dirichlet ``alpha[t]`` (P x K) whose mean ``prevalence[t]`` (P x K) is the share of
+    each topic expected in period t; ``period`` (D) and ``theta`` (D x K) per document."""
+
+    topic_word: np.ndarray
+    alpha: np.ndarray
+    prevalence: np.ndarray
+    period: np.ndarray
+    theta: np.ndarray
+
+
+def generate_drifting(n_topics: int = 5, n_words: int = 500, n_periods: int = 5,
+                      documents_per_period: int = 500, drift: float = 0.6,
+                      mean_length: float = 60.0, alpha_total: float = 0.5,
+                      topic_concentration: float = 0.05, first_year: int = 2000,
+                      seed=None) -> tuple[Corpus, DriftingTruth]:
+    """A dated LDA corpus whose topics and prevalences move over ``n_periods`` yearly periods,
+    with the truth (planted data for topics through time, `streamtopics.timeline`).
+
+    Each topic k has a start and an end distribution (both Dirichlet(topic_concentration)
+    draws); in period t = 0 .. P-1 it is beta_tk = (1 - s_t) start_k + s_t end_k with
+    s_t = ``drift`` t / (P - 1), so ``drift`` in [0, 1] is how far the last period has moved
+    (0: static topics). The prevalence moves likewise from a start to an end point of the
+    simplex (Dirichlet(2) draws): prevalence_t = (1 - t / (P - 1)) p_start + t / (P - 1) p_end,
+    and theta_d ~ Dirichlet(``alpha_total`` prevalence_t). Period t's documents are dated in
+    the year ``first_year`` + t (days drawn uniformly, in time order), in the metadata's
+    ``time`` column (`corpus.time`).
+    """
+    if not 0 <= drift <= 1 or n_periods < 1 or documents_per_period < 1:
+        raise ValueError("need drift in [0, 1], n_periods >= 1 and documents_per_period >= 1")
+    rng = np.random.default_rng(seed)
+    start, end = (make_topics(n_topics, n_words, topic_concentration, seed=rng) for _ in range(2))
+    p_start, p_end = rng.dirichlet(np.full(n_topics, 2.0), size=2)
+    position = np.arange(n_periods) / max(n_periods - 1, 1)
+    topic_word = ((1 - drift * position)[:, None, None] * start[None]
+                  + (drift * position)[:, None, None] * end[None])
+    prevalence = (1 - position)[:, None] * p_start[None] + position[:, None] * p_end[None]
+    alpha = alpha_total * prevalence
+    tokens, thetas, metadata = [], [], []
+    for t in range(n_periods):
+        for chunk, theta in iter_synthetic_documents(topic_word[t], alpha[t],
+                                                     documents_per_period, mean_length, seed=rng):
+            tokens.extend(chunk)
+            thetas.append(theta)
+        year = np.datetime64(f"{first_year + t:04d}-01-01")
+        days = np.sort(rng.integers(0, 365, size=documents_per_period))
+        metadata.extend({"time": str(year + day)} for day in days)
+    corpus = Corpus.from_token_lists(tokens, [f"w{i}" for i in range(n_words)], metadata=metadata)
+    return corpus, DriftingTruth(topic_word=topic_word, alpha=alpha, prevalence=prevalence,
+                                 period=np.repeat(np.arange(n_periods), documents_per_period),
+                                 theta=np.concatenate(thetas))

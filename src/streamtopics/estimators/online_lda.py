@@ -725,11 +725,30 @@ class OnlineLDA(TopicModelEstimator):
         or among others. The documents run in minibatches of about `TRANSFORM_CELLS` entries x
         topics, their documents in parallel on the threads of ``n_jobs`` (a local step whose
         documents share state, HDP's, runs a document at a time)."""
+        counts = self._transform_counts(X)
+        runs = self._local_runs(counts)
+        proportions = np.zeros((counts.shape[0], self._engine.n_topics))
+        for rows, run in runs:
+            proportions[rows] = run.doc_topic()
+        return proportions
+
+    def _transform_counts(self, X) -> sp.csr_matrix:
         engine = self._require_fitted()
         counts, _ = _counts_and_vocabulary(self._check_documents(X, reset=False))
         if counts.shape[1] != engine.n_words:
             raise ValueError(f"the documents have a vocabulary of {counts.shape[1]} words but the "
                              f"model has {engine.n_words}")
+        return counts
+
+    def local_runs(self, X):
+        """The local step of `transform` over the documents ``X``, the model fixed: (rows, run)
+        per minibatch, ``run.doc_topic()`` its documents' proportions and ``run.statistics()``
+        their expected sufficient statistics (`inference.stats.MinibatchStats`, Dupuy & Bach
+        2016, eq. 6): what a period's topics are made of (`streamtopics.timeline`)."""
+        return self._local_runs(self._transform_counts(X))
+
+    def _local_runs(self, counts: sp.csr_matrix):
+        engine = self._require_fitted()
         local = self.transform_estimator()
         entries = TRANSFORM_CELLS // engine.n_topics if independent_documents(local) else 0
         chunks = transform_chunks(counts.indptr, entries)
@@ -738,13 +757,10 @@ class OnlineLDA(TopicModelEstimator):
             max((int(counts.indptr[stop] - counts.indptr[start]) for start, stop in chunks),
                 default=0),
             f"{type(self).__name__}.transform of {counts.shape[0]:,} documents"))
-        proportions = np.zeros((counts.shape[0], engine.n_topics))
         keys = content_streams(counts)
-        for start, stop in chunks:
-            batch = replace(Minibatch.from_counts(counts[start:stop]),
-                            stream_keys=keys[start:stop])
-            proportions[start:stop] = engine.local_posterior(batch, local=local).doc_topic()
-        return proportions
+        return ((slice(start, stop), engine.local_posterior(
+            replace(Minibatch.from_counts(counts[start:stop]), stream_keys=keys[start:stop]),
+            local=local)) for start, stop in chunks)
 
     @runs_on_n_jobs
     def fit_transform(self, X, y=None, **fit_params) -> np.ndarray:

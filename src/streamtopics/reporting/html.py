@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ..atomic import atomic_write
-from ..corpus.corpus import Corpus, document_ids
+from ..corpus.corpus import Corpus, document_fields, document_ids
 from ..errors import InputError
 from ..evaluation.coherence import npmi_coherence, top_word_ids, umass_coherence
 from .topic_map import topic_map
@@ -36,11 +36,13 @@ EXCERPT_WORDS = 40  # words of an example document shown
 @dataclass(frozen=True)
 class ExampleDocument:
     """A document shown under a topic: its id (the corpus' own, 1-based), the topic's
-    proportion in it and the start of its text (reading order, or words by count)."""
+    proportion in it, the start of its text (reading order, or words by count) and its own
+    metadata fields (``id``, ``date``, ``time``, ...: `corpus.corpus.document_fields`)."""
 
     document_id: str
     proportion: float
     text: str
+    fields: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -69,12 +71,16 @@ class CurvePoint:
 
 @dataclass(frozen=True)
 class ModelReport:
+    """What the page shows; ``sections``: further sections as HTML made by the library (e.g.
+    `streamtopics.timeline.outputs.timeline_section`), shown after the topics."""
+
     title: str
     facts: dict[str, str]
     topics: list[TopicEntry]
     curve: list[CurvePoint]
     prevalence_source: str
     coherence_source: str | None
+    sections: tuple[str, ...] = ()
 
 
 def read_training_curve(path) -> list[CurvePoint]:
@@ -119,11 +125,14 @@ def _examples(corpus: Corpus, doc_topic: np.ndarray, n_examples: int) -> list[li
     """Per topic, the ``n_examples`` non-empty documents with the largest proportion of it
     (ties: earlier document first)."""
     ids = [str(i) for i in document_ids(corpus)]
+    fields = document_fields(corpus)
     candidates = np.flatnonzero(corpus.document_lengths > 0)
     examples = []
     for k in range(doc_topic.shape[1]):
         best = candidates[np.argsort(-doc_topic[candidates, k], kind="stable")[:n_examples]]
-        examples.append([ExampleDocument(ids[d], float(doc_topic[d, k]), _excerpt(corpus, d))
+        examples.append([ExampleDocument(ids[d], float(doc_topic[d, k]), _excerpt(corpus, d),
+                                         {name: values[d] for name, values in fields.items()
+                                          if values[d] is not None})
                          for d in best])
     return examples
 
@@ -340,12 +349,20 @@ def _topic_rows(report: ModelReport) -> str:
     return "".join(rows)
 
 
+def _fields_html(fields: dict) -> str:
+    """A document's metadata fields after its id: `` · id e83c5163 · date 2005-04-07``."""
+    return "".join(f' &middot; <span class="field" data-field="{html.escape(str(name))}">'
+                   f'{html.escape(str(name))} {html.escape(str(value))}</span>'
+                   for name, value in fields.items())
+
+
 def _examples_html(report: ModelReport) -> str:
     cards = []
     for t in report.topics:
         quotes = "".join(f'<blockquote class="example" data-document="{html.escape(e.document_id)}" '
                          f'data-proportion="{e.proportion!r}"><b>document '
-                         f'{html.escape(e.document_id)}</b> ({100 * e.proportion:.0f}%): '
+                         f'{html.escape(e.document_id)}</b>{_fields_html(e.fields)} '
+                         f'({100 * e.proportion:.0f}%): '
                          f'{html.escape(e.text)}</blockquote>' for e in t.examples)
         cards.append(f'<article class="topic" data-topic="{t.topic}"><h3>topic {t.topic}: '
                      f'{html.escape(" ".join(t.words[:5]))}</h3>{quotes}</article>')
@@ -374,6 +391,7 @@ def render_html(report: ModelReport) -> str:
         '<th data-sort="umass">UMass</th><th>top words (bar: probability relative to the '
         'first)</th></tr></thead><tbody>' + _topic_rows(report) + '</tbody></table>'
         f'<p class="note">{coherence_note}</p></section>',
+        *report.sections,
     ]
     if any(t.examples for t in report.topics):
         sections.append('<section class="wide"><h2>Example documents</h2><p class="note">The '
