@@ -65,8 +65,8 @@ MIN_DIVERSITY = 0.5  # balanced: the least share of unique top-25 words
 CRITERIA = {
     "balanced": ("the largest K up to the held-out elbow (the smallest K from which an added topic "
                  "gains less than {share:.2%} of the held-out log-likelihood per document) whose "
-                 "mean c_v is within 0.05 of the best K's and whose topic diversity is at least "
-                 "0.5"),
+                 "mean c_v is within {tolerance} of the best K's and whose topic diversity is at "
+                 "least {diversity}"),
     "coherence": "the K with the highest mean c_v coherence of its topics' top 10 words",
     "heldout": ("the smallest K whose held-out log-perplexity per document is within one standard "
                 "error of the best K's, compared document by document: the one-standard-error "
@@ -77,7 +77,8 @@ RULE = CRITERIA["heldout"]
 
 def describe_criterion(criterion: str, min_gain: float = MIN_GAIN_SHARE) -> str:
     """The sentence that says how ``criterion`` picks K."""
-    return CRITERIA[criterion].format(share=min_gain)
+    return CRITERIA[criterion].format(share=min_gain, tolerance=COHERENCE_TOLERANCE,
+                                      diversity=MIN_DIVERSITY)
 
 
 @dataclass(frozen=True)
