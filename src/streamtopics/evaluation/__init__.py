@@ -10,8 +10,9 @@ and the prior alpha (K), so models from other libraries are scored the same way.
 - `elbo`: the per-document evidence lower bound of Hoffman et al. (2010, eq. 16); a bound.
 - `match_topics`, `topic_distances`, `distance_to_truth`: Hungarian matching of topic sets
   (Dupuy & Bach 2016, appendix G).
-- `umass_coherence`, `npmi_coherence`, `cv_coherence` (Röder et al. 2015), `topic_diversity`
-  (Dieng et al. 2020), `top_words_table`, `top_word_ids`.
+- `umass_coherence`, `npmi_coherence`, `top_words_table`, `top_word_ids`.
+- `cv_coherence` (Röder et al. 2015, as gensim's c_v) and `topic_diversity` (Dieng et al.
+  2020).
 - `multilabel_f1`: micro-, macro- and example-based F1 of predicted label sets.
 - `word_association`, `association_matrix`, `compare_estimators`: p(w2 | w1) from topics and
   the phi^p-vs-phi rank statistic by cue frequency (Papanikolaou et al. 2017, section 5.4).
@@ -31,8 +32,8 @@ from .word_association import (AssociationNorms, association_matrix, compare_est
 __all__ = [
     "left_to_right", "document_completion", "elbo", "HeldOutLikelihood", "HeldOutBound",
     "match_topics", "topic_distances", "distance_to_truth", "TopicMatching", "DISTANCES",
-    "umass_coherence", "npmi_coherence", "cv_coherence", "topic_diversity", "top_words_table",
-    "top_word_ids",
+    "umass_coherence", "npmi_coherence", "top_words_table", "top_word_ids",
+    "cv_coherence", "topic_diversity",
     "multilabel_f1", "MultilabelF1",
     "word_association", "association_matrix", "compare_estimators", "AssociationNorms",
 ]
