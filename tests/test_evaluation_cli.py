@@ -7,7 +7,8 @@ import pytest
 
 from streamtopics import generate_synthetic
 from streamtopics.cli.main import main
-from streamtopics.evaluation import left_to_right
+from streamtopics.evaluation import (cv_coherence, left_to_right, npmi_coherence,
+                                     topic_diversity, umass_coherence)
 from streamtopics.persistence import save_model
 
 
@@ -60,9 +61,47 @@ def test_every_metric_on_a_model_file(corpus_dir, tmp_path, capsys, metric):
     if metric == "elbo":
         assert "bound" in out and "perplexity" not in out.lower()
     elif metric == "coherence":
-        assert "npmi" in out and len(out.splitlines()) == 1 + 4 + 1
+        assert "c_v" in out and "NPMI" in out and len(out.splitlines()) == 1 + 4 + 1
     else:
         assert "10 documents" in out and "log-perplexity per document" in out
+
+
+def test_coherence_json_has_every_measure_per_topic_and_on_average(corpus_dir, tmp_path, capsys):
+    directory, corpus, truth = corpus_dir
+    model = tmp_path / "plain.npz"
+    np.savez(model, beta=truth.beta, alpha=truth.alpha)
+    code, out, _ = run_cli(capsys, model, directory, "--metric", "coherence", "--top-words", 5,
+                           "--json")
+    assert code == 0
+    result = json.loads(out)
+    expected = {"cv": cv_coherence(truth.beta, corpus, 5),
+                "npmi": npmi_coherence(truth.beta, corpus, 5),
+                "umass": umass_coherence(truth.beta, corpus, 5),
+                "unique_top_words": topic_diversity(truth.beta)[1]}
+    for name, values in expected.items():
+        assert [t[name] for t in result["topics"]] == pytest.approx(values.tolist(), abs=1e-12)
+    assert result["mean_cv"] == pytest.approx(expected["cv"].mean(), abs=1e-12)
+    assert result["topic_diversity"] == topic_diversity(truth.beta)[0]
+    assert result["reference_token_order"] is True
+
+
+def test_topics_with_a_reference_corpus_show_the_same_coherences(corpus_dir, tmp_path, capsys):
+    directory, corpus, truth = corpus_dir
+    model = tmp_path / "model.stm"
+    save_model(model, {"beta": truth.beta, "alpha": truth.alpha,
+                       "vocabulary": corpus.vocabulary}, {"method": "truth"})
+    assert main(["topics", str(model), "--json", "-n", "5"]) == 0
+    alone = json.loads(capsys.readouterr().out)
+    assert alone["topic_diversity"] == topic_diversity(truth.beta)[0] and "mean_cv" not in alone
+    assert main(["topics", str(model), str(directory), "--split", "test", "-n", "5",
+                 "--json"]) == 0
+    scored = json.loads(capsys.readouterr().out)
+    assert scored["reference_token_order"] is True
+    assert [t["cv"] for t in scored["topics"]] == pytest.approx(
+        cv_coherence(truth.beta, corpus, 5).tolist(), abs=1e-12)
+    assert scored["mean_npmi"] == pytest.approx(npmi_coherence(truth.beta, corpus, 5).mean())
+    assert main(["topics", str(model), str(directory), "--split", "test"]) == 0
+    assert "cv=" in capsys.readouterr().out
 
 
 def test_vocabulary_size_mismatch_is_a_clear_error(corpus_dir, tmp_path, capsys):

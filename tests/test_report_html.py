@@ -15,7 +15,7 @@ from streamtopics import persistence
 from streamtopics.cli.main import main
 from streamtopics.corpus import Corpus, write_corpus_dir
 from streamtopics.estimators import CVB0LDA
-from streamtopics.evaluation import npmi_coherence, umass_coherence
+from streamtopics.evaluation import cv_coherence, npmi_coherence, umass_coherence
 from streamtopics.reporting.html import build_report, render_html
 from streamtopics.reporting.topic_map import classical_mds, jensen_shannon_distances
 
@@ -114,6 +114,7 @@ def test_page_shows_the_topics_coherence_and_examples_of_the_model():
     assert len(rows) == 3 and not page.find("circle", "point")
     npmi = npmi_coherence(model.components_, corpus, 6)
     umass = umass_coherence(model.components_, corpus, 6)
+    cv = cv_coherence(model.components_, corpus, 6)
     prevalence = corpus.document_lengths @ theta / corpus.n_tokens
     for k, (row, words) in enumerate(zip(rows, model.top_words(6))):
         assert row["attrs"]["data-topic"] == str(k)
@@ -125,6 +126,7 @@ def test_page_shows_the_topics_coherence_and_examples_of_the_model():
         assert float(row["attrs"]["data-alpha"]) == pytest.approx(model.doc_topic_prior_[k])
         assert float(row["attrs"]["data-npmi"]) == pytest.approx(npmi[k])
         assert float(row["attrs"]["data-umass"]) == pytest.approx(umass[k])
+        assert float(row["attrs"]["data-cv"]) == pytest.approx(cv[k])
         assert float(row["attrs"]["data-prevalence"]) == pytest.approx(prevalence[k])
         # the planted block of this topic: its top words all share one name
         block = {w[:3] for w in words}

@@ -16,8 +16,9 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import InputError
-from ..evaluation import (document_completion, elbo, left_to_right, npmi_coherence,
-                          top_word_ids, top_words_table, umass_coherence)
+from ..evaluation import (cv_coherence, document_completion, elbo, left_to_right,
+                          npmi_coherence, top_word_ids, top_words_table, topic_diversity,
+                          umass_coherence)
 from ..persistence import scored_topic_parameters
 from ..corpus.readers import TEXT_FORMATS, detect_format, load_corpus
 from .common import (add_json_flag, add_text_options, add_threads_option, default_of, emit,
@@ -34,7 +35,9 @@ def register(subparsers) -> None:
                     "left-to-right-smc is its unbiased resampling variant, completion scores "
                     "each document's second half given its first, elbo is a variational lower "
                     "bound (Hoffman et al. 2010; never a perplexity), coherence scores each "
-                    "topic's top words (UMass, NPMI) on the split as reference corpus. "
+                    "topic's top words (UMass, NPMI, c_v with gensim's sliding window of 110 "
+                    "tokens) on the split as reference corpus, with the topics' diversity "
+                    "(unique share of the top 25 words). "
                     "Left-to-right costs O(N^2 R K) per document of N tokens: use --max-tokens "
                     "or --max-docs on long documents.")
     parser.add_argument("model", help="a streamtopics model file, or an .npz with beta and alpha")
@@ -157,20 +160,26 @@ def _check_vocabulary(beta, model_vocabulary, corpus, args) -> None:
 def _coherence(args, beta, corpus, source) -> int:
     umass = umass_coherence(beta, corpus, args.top_words)
     npmi = npmi_coherence(beta, corpus, args.top_words)
+    cv = cv_coherence(beta, corpus, args.top_words)
+    diversity, exclusive = topic_diversity(beta)
     top = top_word_ids(beta, args.top_words)
     result = {
         **source, "method": "coherence", "n_top_words": args.top_words,
-        "reference_documents": corpus.n_documents,
+        "reference_documents": corpus.n_documents, "reference_token_order": corpus.tokens is not None,
         "mean_umass": float(umass.mean()), "mean_npmi": float(npmi.mean()),
+        "mean_cv": float(cv.mean()), "topic_diversity": diversity,
         "topics": [{"topic": k, "umass": float(umass[k]), "npmi": float(npmi[k]),
+                    "cv": float(cv[k]), "unique_top_words": float(exclusive[k]),
                     "top_words": corpus.vocabulary[top[k]].tolist()}
                    for k in range(beta.shape[0])],
     }
     human = "\n".join([
-        top_words_table(beta, corpus.vocabulary, args.top_words, scores=npmi, score_name="npmi"),
-        f"mean NPMI {npmi.mean():.4f}, mean UMass {umass.mean():.4f} "
-        f"({args.top_words} top words, reference: {corpus.n_documents} documents of "
-        f"{args.split})",
+        top_words_table(beta, corpus.vocabulary, args.top_words, scores=cv, score_name="c_v"),
+        f"mean c_v {cv.mean():.4f}, mean NPMI {npmi.mean():.4f}, mean UMass {umass.mean():.4f}, "
+        f"topic diversity {diversity:.3f} ({args.top_words} top words, reference: "
+        f"{corpus.n_documents} documents of {args.split}"
+        + ("" if corpus.tokens is not None else "; no token order: c_v windows are documents")
+        + ")",
     ])
     emit(args, result, human)
     return 0

@@ -2,8 +2,10 @@
 
 Trains one method (default G-OEM) for each K and seed on the training split, scores the held-out
 split (left-to-right, or ``--metric completion``) as the ``perplexity-vs-k`` experiment does
-(the same cells, reused from OUT and resumable), prints the table and recommends a K by the
-one-standard-error rule (`streamtopics.experiments.select_k`). Writes OUT/select-k.json and the
+(the same cells, reused from OUT and resumable), prints the table (with each K's c_v, NPMI and
+topic diversity) and recommends a K by ``--criterion`` (`streamtopics.experiments.select_k`):
+balanced (the default; the held-out elbow guarded by coherence and diversity), coherence or
+heldout (the one-standard-error rule). Writes OUT/select-k.json and the
 experiment's OUT/perplexity-vs-k.{json,md,png}. CORPUS is a corpus directory with train and test
 splits (``streamtopics preprocess`` makes them) or the word ``synthetic``.
 """
@@ -16,7 +18,7 @@ from tqdm.auto import tqdm
 
 from ..errors import InputError
 from ..experiments import Options, select_k
-from ..experiments.select_k import RULE
+from ..experiments.select_k import CRITERIA, MIN_GAIN_SHARE, describe_criterion
 from ..estimators.hdp import OnlineHDP
 from ..inference.presets import PRESETS
 from .common import add_json_flag, default_of, emit, positive_int, progress
@@ -29,8 +31,12 @@ SEEDS = (0, 1)  # fewer than an experiment's: select-k trains every K once per s
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "select-k", help="choose the number of topics K by held-out likelihood",
-        description="Fit one method for each K (and seed), score held-out documents, print a "
-                    f"table and recommend {RULE}.")
+        description="Fit one method for each K (and seed), score held-out documents and the "
+                    "topics' coherence and diversity, print a table and recommend a K. "
+                    "--criterion balanced (default): "
+                    f"{describe_criterion('balanced')}; coherence: "
+                    f"{describe_criterion('coherence')}; heldout: "
+                    f"{describe_criterion('heldout')}.")
     parser.add_argument("corpus", metavar="CORPUS",
                         help="corpus directory (train/test splits) or 'synthetic'")
     parser.add_argument("-k", "--topics", required=True,
@@ -48,6 +54,11 @@ def register(subparsers) -> None:
     parser.add_argument("--max-topics", type=positive_int, default=None,
                         help=f"--model hdp: the HDP's cap on topics (default: "
                              f"{default_of(OnlineHDP, 'max_topics')})")
+    parser.add_argument("--criterion", choices=tuple(CRITERIA), default="balanced",
+                        help="how K is recommended (default: %(default)s)")
+    parser.add_argument("--min-gain", type=float, default=MIN_GAIN_SHARE, metavar="SHARE",
+                        help="balanced: the share of the held-out log-likelihood per document "
+                             "an added topic must gain (default: %(default)s)")
     add_training_arguments(parser)
     add_synthetic_arguments(parser)
     add_json_flag(parser)
@@ -64,12 +75,13 @@ def run(args) -> int:
            default_of(OnlineHDP, "max_topics") if args.max_topics is None else args.max_topics)
     selection = select_k(source, options, args.method, args.output, progress=progress,
                          log=lambda message: tqdm.write(message, file=sys.stderr),
-                         hdp_max_topics=hdp)
+                         hdp_max_topics=hdp, criterion=args.criterion,
+                         min_gain=args.min_gain)
     report = selection.experiment
     human = (f"{args.method} on {source.identity}: held-out {options.metric} log-perplexity per "
              f"document (nats, lower is better), mean over {len(args.seeds)} seed(s)\n"
              f"{selection.table()}\n"
-             f"recommended K = {selection.recommended} ({RULE})\n"
+             f"recommended K = {selection.recommended} ({args.criterion}: {selection.rule})\n"
              + ("note: that is the largest K tried; a larger K may score better still\n"
                 if selection.largest_k_recommended else "") +
              f"({report.computed} runs computed, {report.reused} reused; wrote "

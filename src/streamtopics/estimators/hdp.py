@@ -85,6 +85,8 @@ class OnlineHDP(OnlineLDA):
         ``max_topics`` (`presets.default_topic_word_prior`: 0.03 for g-oem, 1/K for vargibbs),
         the LDA the HDP is when truncated at its cap.
     prune_share : drop a topic whose share of the expected tokens falls below this (0: never).
+        0.3% (default) balances the topics opened and pruned along a stream well below the cap;
+        1e-4 let T climb to ``max_topics`` on real corpora (docs/hdp.md).
     unseen_words : "uniform" (a word without statistics weighs under a new topic what it weighs
         under the others) or "new-topic" (the thesis literally: 1/V), see `StickPointEstimate`.
     batch_size, local_passes, step_offset, step_decay, step_floor, random_state,
@@ -106,7 +108,7 @@ class OnlineHDP(OnlineLDA):
     def __init__(self, method: str = "g-oem", initial_topics: int = 2, max_topics: int = 200,
                  doc_topic_prior: float = 1.0, stick_concentration: float = 20.0,
                  stick_update: str = "empirical-bayes", topic_word_prior=None,
-                 prune_share: float = 1e-4,
+                 prune_share: float = 3e-3,
                  unseen_words: str = "uniform", batch_size: int = DEFAULT_BATCH_SIZE,
                  local_passes: int = DEFAULT_LOCAL_PASSES, step_offset: float = DEFAULT_STEP_OFFSET,
                  step_decay: float = DEFAULT_STEP_DECAY, step_floor: float = 0.0,

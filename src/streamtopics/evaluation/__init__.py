@@ -12,12 +12,15 @@ and the prior alpha (K), so models from other libraries are scored the same way.
   `topic_movement`: how far each topic moved during further training
   (Dupuy & Bach 2016, appendix G).
 - `umass_coherence`, `npmi_coherence`, `top_words_table`, `top_word_ids`.
+- `cv_coherence` (Röder et al. 2015, as gensim's c_v) and `topic_diversity` (Dieng et al.
+  2020).
 - `multilabel_f1`: micro-, macro- and example-based F1 of predicted label sets.
 - `word_association`, `association_matrix`, `compare_estimators`: p(w2 | w1) from topics and
   the phi^p-vs-phi rank statistic by cue frequency (Papanikolaou et al. 2017, section 5.4).
 """
 
-from .coherence import npmi_coherence, top_word_ids, top_words_table, umass_coherence
+from .coherence import (cv_coherence, npmi_coherence, top_word_ids, top_words_table,
+                        topic_diversity, umass_coherence)
 from .completion import document_completion
 from .elbo import elbo
 from .left_to_right import left_to_right
@@ -33,6 +36,7 @@ __all__ = [
     "match_topics", "topic_distances", "distance_to_truth", "TopicMatching", "DISTANCES",
     "topic_movement",
     "umass_coherence", "npmi_coherence", "top_words_table", "top_word_ids",
+    "cv_coherence", "topic_diversity",
     "multilabel_f1", "MultilabelF1",
     "word_association", "association_matrix", "compare_estimators", "AssociationNorms",
 ]

@@ -11,6 +11,27 @@ words v_1, ..., v_M are its M most probable words, most probable first (ties: lo
 - NPMI (Bouma 2009; Lau, Newman & Baldwin 2014): the mean over pairs of
   log(P(u, v) / (P(u) P(v))) / -log P(u, v) with P estimated as document frequencies / D; in
   [-1, 1], higher is better; pairs that never co-occur score -1, pairs in every document 1.
+- c_v (Röder, Both & Hinneburg 2015, section 3; gensim's ``CoherenceModel(coherence="c_v")``):
+  probabilities are boolean sliding windows of 110 tokens over each reference document's token
+  sequence (every window start s = 0..N_d - 110 is one virtual document; a document of at most
+  110 tokens is one window; P(v) is the share of windows containing v, P(u, v) of those
+  containing both). The confirmation is their epsilon-smoothed NPMI,
+  m(u, v) = log((P(u, v) + e) / (P(u) P(v))) / -log(P(u, v) + e), e = 1e-12 (their eq. for
+  m_nlr, as in Palmetto and gensim). Each top word v_i has the context vector
+  (m(v_i, v_j))_j over the topic's top words, the topic W the sum of those vectors
+  (segmentation S_one^set, gamma = 1); c_v is the mean over i of cos(v(v_i), v(W)). A word absent
+  from the reference has no probability, so its pairs confirm nothing (m = 0; the cosine of a
+  zero vector is 0). A reference without token order (a bag of words) has no windows: each
+  document is then one window, which is the same for documents of at most 110 tokens.
+- Topic diversity (Dieng, Ruiz & Blei 2020, section 6): the share of unique words among the
+  top 25 words of all topics, in [1/K, 1]; per topic, the share of its top words that no other
+  topic has among its own.
+
+gensim's c_v differs from this exact count in one place: its window accumulator
+(``WordOccurrenceAccumulator._slide_window``) marks the word that leaves a sliding window as
+absent even when it still occurs inside the window, so a word repeated within 110 tokens is
+under-counted. On documents of at most 110 tokens, or without such repeats, the two agree to
+rounding (`tests/test_evaluation_coherence.py`).
 """
 
 from __future__ import annotations
@@ -32,14 +53,20 @@ def top_word_ids(beta, n: int = 10) -> np.ndarray:
     return np.argsort(-beta, axis=1, kind="stable")[:, :n]
 
 
-def _document_frequencies(beta, reference, n_top: int):
-    """Top words, and the document (co-)frequencies of the words involved, from ``reference``."""
+def _reference_counts(beta, reference) -> sp.csr_matrix:
+    """The reference corpus' counts, checked against the topics' vocabulary."""
     counts = reference.counts if isinstance(reference, Corpus) else sp.csr_matrix(reference)
     if counts.shape[1] != np.shape(beta)[1]:
         raise InputError(f"the reference corpus has {counts.shape[1]} words but the topics cover "
                          f"{np.shape(beta)[1]}: they must share one vocabulary")
     if counts.shape[0] == 0:
         raise InputError("the reference corpus has no documents")
+    return counts
+
+
+def _document_frequencies(beta, reference, n_top: int):
+    """Top words, and the document (co-)frequencies of the words involved, from ``reference``."""
+    counts = _reference_counts(beta, reference)
     top = top_word_ids(beta, n_top)
     words, local = np.unique(top, return_inverse=True)
     local = local.reshape(top.shape)
@@ -85,6 +112,108 @@ def npmi_coherence(beta, reference, n_top: int = 10) -> np.ndarray:
                               / -np.log(joint))
         scores[topic] = total / n_pairs
     return scores
+
+
+C_V_WINDOW = 110
+C_V_EPSILON = 1e-12
+
+
+def _window_intervals(tokens, offsets, relevant, window: int | None):
+    """Per relevant token, the global window indices [start, end) whose windows contain it, the
+    word's local index, and the number of windows (see the module docstring for the windows)."""
+    lengths = np.diff(offsets)
+    n_windows = (np.ones_like(lengths) if window is None
+                 else np.maximum(1, lengths - window + 1))
+    window_offsets = np.concatenate([[0], np.cumsum(n_windows)])
+    local = relevant[tokens]
+    at = np.flatnonzero(local >= 0)
+    document = np.searchsorted(offsets, at, side="right") - 1
+    position = at - offsets[document]
+    if window is None:
+        start = np.zeros_like(position)
+        end = np.ones_like(position)
+    else:
+        start = np.maximum(0, position - window + 1)
+        end = np.minimum(position, n_windows[document] - 1) + 1
+    return (start + window_offsets[document], end + window_offsets[document], local[at],
+            int(window_offsets[-1]))
+
+
+def _merged(start, end, word):
+    """The union of each word's intervals as disjoint intervals: within a word, sorted by start,
+    ends never decrease (a later token's windows start and end no earlier), so an interval
+    joins its predecessor when it starts before that one ends."""
+    order = np.lexsort((start, word))
+    start, end, word = start[order], end[order], word[order]
+    opens = np.ones(start.size, dtype=bool)
+    opens[1:] = (word[1:] != word[:-1]) | (start[1:] > end[:-1])
+    first = np.flatnonzero(opens)
+    last = np.append(first[1:], start.size)[:first.size] - 1
+    return start[first], end[last], word[first]
+
+
+def _window_cooccurrences(reference, counts, words, window: int | None):
+    """(W x W matrix of the number of windows containing both words, diagonal: containing the
+    word; the number of windows) for ``words`` (ids) over ``reference``'s token sequences.
+
+    Exact boolean sliding windows: the windows a word is in form intervals of window indices;
+    cut at every interval end, the windows fall into segments in which the same words are
+    present, and co-occurrences are a sum over segments of their length."""
+    relevant = np.full(counts.shape[1], -1, dtype=np.int64)
+    relevant[words] = np.arange(len(words))
+    if isinstance(reference, Corpus) and reference.tokens is not None:
+        tokens, offsets = reference.document_tokens()
+    else:
+        tokens, offsets = Corpus(counts).document_tokens()
+        window = None
+    start, end, word, n_windows = _window_intervals(tokens, offsets, relevant, window)
+    start, end, word = _merged(start, end, word)
+    cuts = np.unique(np.concatenate([start, end]))
+    first, stop = np.searchsorted(cuts, start), np.searchsorted(cuts, end)
+    spans = stop - first
+    segment = (np.arange(spans.sum()) - np.repeat(np.cumsum(spans) - spans, spans)
+               + np.repeat(first, spans))
+    present = sp.csr_matrix((np.ones(segment.size), (segment, np.repeat(word, spans))),
+                            shape=(max(cuts.size - 1, 0), len(words)))
+    weighted = present.T.multiply(np.diff(cuts))
+    return np.asarray((weighted @ present).todense()), n_windows
+
+
+def cv_coherence(beta, reference, n_top: int = 10, window: int = C_V_WINDOW) -> np.ndarray:
+    """c_v coherence (Röder et al. 2015) of each topic's ``n_top`` words on ``reference``'s
+    boolean sliding windows of ``window`` tokens; shape (K,), in [-1, 1], higher is better."""
+    counts = _reference_counts(beta, reference)
+    if window < 1:
+        raise InputError(f"the sliding window must hold at least one token, got {window}")
+    top = top_word_ids(beta, n_top)
+    words, local = np.unique(top, return_inverse=True)
+    co_windows, n_windows = _window_cooccurrences(reference, counts, words, window)
+    joint = co_windows / n_windows
+    marginal = np.diag(joint)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        confirmation = (np.log((joint + C_V_EPSILON) / np.outer(marginal, marginal))
+                        / -np.log(joint + C_V_EPSILON))
+    absent = marginal == 0
+    confirmation[absent, :] = 0.0
+    confirmation[:, absent] = 0.0
+    scores = np.zeros(top.shape[0])
+    for topic, ids in enumerate(local.reshape(top.shape)):
+        vectors = confirmation[np.ix_(ids, ids)]
+        whole = vectors.sum(axis=0)
+        norms = np.linalg.norm(vectors, axis=1) * np.linalg.norm(whole)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cosines = np.where(norms > 0, vectors @ whole / norms, 0.0)
+        scores[topic] = cosines.mean()
+    return scores
+
+
+def topic_diversity(beta, n_top: int = 25) -> tuple[float, np.ndarray]:
+    """(share of unique words among all topics' ``n_top`` top words (Dieng et al. 2020), each
+    topic's share of its top words found in no other topic's top words (shape (K,)))."""
+    top = top_word_ids(beta, min(n_top, np.shape(beta)[1]))
+    unique, in_topics = np.unique(top, return_counts=True)
+    exclusive = np.isin(top, unique[in_topics == 1])
+    return unique.size / top.size, exclusive.mean(axis=1)
 
 
 def top_words_table(beta, vocabulary, n: int = 10, scores=None, score_name: str = "score") -> str:

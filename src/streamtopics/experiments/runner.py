@@ -26,7 +26,7 @@ from ..corpus.corpus import occurring_words, restrict_to_words
 from ..errors import InputError
 from ..validation import ParameterError
 from ..estimators.online_lda import OnlineLDA
-from ..evaluation import npmi_coherence
+from ..evaluation import cv_coherence, npmi_coherence, topic_diversity
 from ..inference.presets import ALPHA_UPDATES, PRESETS, STEP_SIZES, resolve_method
 from ..reporting.plots import MISSING_MATPLOTLIB
 from ..reporting.progressive import ProgressiveEvaluation
@@ -34,7 +34,7 @@ from ..reporting.tables import summarize
 from .cells import Cell, CellStore
 from .data import CorpusSource, ExperimentSplit
 
-COHERENCE_TOP_WORDS = 10  # the top words of each topic whose NPMI a cell records
+COHERENCE_TOP_WORDS = 10  # the top words of each topic whose NPMI and c_v a cell records
 PER_DOCUMENT = "document_log_likelihoods"  # a cell's held-out log p(w_d), document by document
 
 
@@ -144,7 +144,7 @@ def run_cell(cell: Cell, split: ExperimentSplit, on_documents: Callable[[int], N
         "documents_per_second": final.documents_seen / final.train_seconds,
         "eval_documents": final.n_documents, "eval_tokens": final.n_tokens,
         "alpha_mean": float(model.doc_topic_prior_.mean()),
-        "npmi_coherence": _mean_npmi(model.components_, split.train),
+        **_topic_quality(model.components_, split.train),
         # for comparisons paired by document (select-k); left out of the experiment's JSON
         PER_DOCUMENT: [round(float(value), 6) for value in evaluation.last_result.log_likelihoods],
         "initial_alpha": prior_description,
@@ -153,10 +153,14 @@ def run_cell(cell: Cell, split: ExperimentSplit, on_documents: Callable[[int], N
     }
 
 
-def _mean_npmi(beta, reference, n_top: int = COHERENCE_TOP_WORDS) -> float:
-    """Mean NPMI coherence of the topics' top words on the training documents
-    (`evaluation.npmi_coherence`; fewer top words when the vocabulary is smaller)."""
-    return float(npmi_coherence(beta, reference, min(n_top, beta.shape[1])).mean())
+def _topic_quality(beta, reference, n_top: int = COHERENCE_TOP_WORDS) -> dict:
+    """Mean NPMI and c_v coherence of the topics' top words on the training documents
+    (`evaluation.coherence`; fewer top words when the vocabulary is smaller), and the topics'
+    diversity (unique share of their top 25 words)."""
+    n_top = min(n_top, beta.shape[1])
+    return {"npmi_coherence": float(npmi_coherence(beta, reference, n_top).mean()),
+            "cv_coherence": float(cv_coherence(beta, reference, n_top).mean()),
+            "topic_diversity": topic_diversity(beta)[0]}
 
 
 def _describe(split: ExperimentSplit, cell: Cell) -> dict:

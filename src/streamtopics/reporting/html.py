@@ -2,9 +2,10 @@
 
 One file, nothing fetched when it opens: CSS, SVG figures and a few lines of JavaScript are
 inline. It shows each topic's top words with their probabilities, its alpha_k and prevalence,
-the topics' 2-D similarity map (`reporting.topic_map`), per-topic coherence (NPMI and UMass on
-the given corpus, `evaluation.coherence`), the training curve of ``MODEL.eval.jsonl`` when there
-is one, and each topic's example documents (those with the largest proportion of it).
+the topics' 2-D similarity map (`reporting.topic_map`), per-topic coherence (c_v, NPMI and
+UMass on the given corpus, `evaluation.coherence`), the topics' diversity, the training curve
+of ``MODEL.eval.jsonl`` when there is one, and each topic's example documents (those with the
+largest proportion of it).
 
     report = build_report(beta, alpha, vocabulary, corpus=corpus, doc_topic=theta)
     write_report("report.html", report)
@@ -27,7 +28,8 @@ import numpy as np
 from ..atomic import atomic_write
 from ..corpus.corpus import Corpus, document_fields, document_ids
 from ..errors import InputError
-from ..evaluation.coherence import npmi_coherence, top_word_ids, umass_coherence
+from ..evaluation.coherence import (cv_coherence, npmi_coherence, top_word_ids, topic_diversity,
+                                   umass_coherence)
 from .topic_map import topic_map
 
 EXCERPT_WORDS = 40  # words of an example document shown
@@ -56,6 +58,7 @@ class TopicEntry:
     y: float
     npmi: float | None = None
     umass: float | None = None
+    cv: float | None = None
     examples: list[ExampleDocument] = field(default_factory=list)
 
 
@@ -81,6 +84,7 @@ class ModelReport:
     prevalence_source: str
     coherence_source: str | None
     sections: tuple[str, ...] = ()
+    diversity: float | None = None
 
 
 def read_training_curve(path) -> list[CurvePoint]:
@@ -158,7 +162,7 @@ def build_report(beta, alpha, vocabulary, *, corpus: Corpus | None = None, doc_t
     n_words = max(1, min(int(n_words), n_vocabulary))
     top = top_word_ids(beta, n_words)
     points = topic_map(beta)
-    npmi = umass = examples = None
+    npmi = umass = cv = examples = None
     prevalence = alpha / alpha.sum()
     prevalence_source = "alpha_k / sum(alpha) (no corpus given)"
     if corpus is not None:
@@ -166,6 +170,7 @@ def build_report(beta, alpha, vocabulary, *, corpus: Corpus | None = None, doc_t
             raise InputError(f"the corpus has {corpus.n_words} words but the model {n_vocabulary}")
         npmi = npmi_coherence(beta, corpus, n_words)
         umass = umass_coherence(beta, corpus, n_words)
+        cv = cv_coherence(beta, corpus, n_words)
         if doc_topic is not None:
             doc_topic = np.asarray(doc_topic, dtype=np.float64)
             if doc_topic.shape != (corpus.n_documents, n_topics):
@@ -182,10 +187,12 @@ def build_report(beta, alpha, vocabulary, *, corpus: Corpus | None = None, doc_t
                          x=float(points[k, 0]), y=float(points[k, 1]),
                          npmi=None if npmi is None else float(npmi[k]),
                          umass=None if umass is None else float(umass[k]),
+                         cv=None if cv is None else float(cv[k]),
                          examples=[] if examples is None else examples[k])
               for k in range(n_topics)]
     return ModelReport(title=title, facts={str(k): str(v) for k, v in (facts or {}).items()},
                        topics=topics, curve=list(curve or []), prevalence_source=prevalence_source,
+                       diversity=topic_diversity(beta)[0],
                        coherence_source=None if corpus is None else f"{corpus.n_documents} "
                        f"documents of the corpus, top {n_words} words")
 
@@ -342,9 +349,11 @@ def _topic_rows(report: ModelReport) -> str:
         rows.append(
             f'<tr class="topic" id="topic-{t.topic}" data-topic="{t.topic}" '
             f'data-alpha="{_attribute(t.alpha)}" data-prevalence="{_attribute(t.prevalence)}" '
-            f'data-npmi="{_attribute(t.npmi)}" data-umass="{_attribute(t.umass)}">'
+            f'data-npmi="{_attribute(t.npmi)}" data-umass="{_attribute(t.umass)}" '
+            f'data-cv="{_attribute(t.cv)}">'
             f'<td class="num">{t.topic}</td><td class="num">{_number(t.prevalence, 3)}</td>'
-            f'<td class="num">{_number(t.alpha, 3)}</td><td class="num">{_number(t.npmi, 3)}</td>'
+            f'<td class="num">{_number(t.alpha, 3)}</td><td class="num">{_number(t.cv, 3)}</td>'
+            f'<td class="num">{_number(t.npmi, 3)}</td>'
             f'<td class="num">{_number(t.umass, 4)}</td><td>{words}</td></tr>')
     return "".join(rows)
 
@@ -373,10 +382,14 @@ def render_html(report: ModelReport) -> str:
     """The page as one string (UTF-8 text; no external resource)."""
     facts = "".join(f"<div><dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd></div>"
                     for k, v in report.facts.items())
-    coherence_note = (f"Coherence on {html.escape(report.coherence_source)}: NPMI in [-1, 1] "
-                      f"(Bouma 2009), UMass &le; 0 (Mimno et al. 2011); higher is better."
-                      if report.coherence_source else
+    coherence_note = (f"Coherence on {html.escape(report.coherence_source)}: c_v in [-1, 1] "
+                      f"(R&ouml;der et al. 2015, sliding windows of 110 tokens, as gensim), "
+                      f"NPMI in [-1, 1] (Bouma 2009), UMass &le; 0 (Mimno et al. 2011); higher "
+                      f"is better." if report.coherence_source else
                       "No corpus given: coherence and example documents need one.")
+    coherence_note += (f" Topic diversity: {report.diversity:.3f} (share of unique words among "
+                       f"the top 25 of every topic, Dieng et al. 2020)."
+                       if report.diversity is not None else "")
     sections = [
         '<section><h2>Topic similarity map</h2>' + _map_svg(report.topics)
         + '<p class="note">Classical MDS of the Jensen-Shannon distances between topics; circle '
@@ -387,7 +400,7 @@ def render_html(report: ModelReport) -> str:
            '</code> to write MODEL.eval.jsonl.</p>') + '</section>',
         '<section class="wide"><h2>Topics</h2><table class="topics"><thead><tr>'
         '<th data-sort="topic">topic</th><th data-sort="prevalence">prevalence</th>'
-        '<th data-sort="alpha">alpha</th><th data-sort="npmi">NPMI</th>'
+        '<th data-sort="alpha">alpha</th><th data-sort="cv">c_v</th><th data-sort="npmi">NPMI</th>'
         '<th data-sort="umass">UMass</th><th>top words (bar: probability relative to the '
         'first)</th></tr></thead><tbody>' + _topic_rows(report) + '</tbody></table>'
         f'<p class="note">{coherence_note}</p></section>',
