@@ -244,14 +244,14 @@ def test_streaming_flags_refuse_batch_methods(tmp_path, capsys):
 
 
 def test_hdp_checkpoints_never_change_the_model(tmp_path, capsys, corpus_dir):
-    """``--model hdp`` with ``--checkpoint`` streams its passes; the model is the one fitted on
-    the loaded corpus without it, bit for bit (interrupted resumes: tests/test_hdp.py)."""
+    """``--model hdp`` with ``--checkpoint`` loads the corpus as without it and writes the
+    model fitted without it, bit for bit (interrupted resumes: tests/test_training.py)."""
     directory, _ = corpus_dir
     common = ["fit", str(directory), "--model", "hdp", "--max-topics", "6", "--batch-size", "20",
               "--seed", "1", "--threads", "1", "--passes", "3"]
     assert run_json(capsys, [*common, "-o", str(tmp_path / "plain.stm")])["input"] == "loaded"
     checked = run_json(capsys, [*common, "--checkpoint", str(tmp_path / "run.ckpt"),
                                 "--checkpoint-every", "50", "-o", str(tmp_path / "checked.stm")])
-    assert checked["input"] == "streamed" and checked["checkpoints_written"] >= 3
+    assert checked["input"] == "loaded" and checked["checkpoints_written"] >= 3
     _same_arrays(tmp_path / "plain.stm", tmp_path / "checked.stm")
 

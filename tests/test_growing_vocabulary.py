@@ -54,7 +54,7 @@ def started_model(method="g-oem", **options) -> OnlineLDA:
     token_lists, _ = planted(n_documents=300)
     old = [[w for w in tokens if w < 30] for tokens in token_lists]
     model = OnlineLDA(n_topics=3, method=method, random_state=1, local_passes=5,
-                      corpus_size=300, **options)
+                      corpus_size=300, min_word_count=1, **options)
     for start in range(0, 300, 100):
         model.partial_fit_text(texts(old[start:start + 100]), stopwords=NO_STOPWORDS)
     return model
@@ -106,7 +106,7 @@ def stream_with_late_words(grow_vocabulary: bool):
     token_lists, truth = planted(n_documents=1600, seed=3)
     late_words = set(range(28, 40))
     model = OnlineLDA(n_topics=3, method="g-oem", random_state=0, local_passes=10,
-                      grow_vocabulary=grow_vocabulary)
+                      grow_vocabulary=grow_vocabulary, min_word_count=1)
     for start in range(0, 1600, 100):
         batch = token_lists[start:start + 100]
         if start < 800:
@@ -138,7 +138,7 @@ def test_training_continues_and_recovers_planted_topics_with_new_words():
 
 def test_cap_holds_and_pruning_rule_is_applied_and_reported():
     model = OnlineLDA(n_topics=2, random_state=0, local_passes=3, grow_vocabulary=True,
-                      max_vocabulary=6)
+                      max_vocabulary=6, min_word_count=1)
     model.partial_fit_text(["aa bb cc", "bb cc dd"], stopwords=NO_STOPWORDS)
     assert model.vocabulary_.tolist() == ["bb", "cc", "aa", "dd"]  # by count, ties: first seen
     before = model.components_.copy()
@@ -223,7 +223,7 @@ def write_jsonl(path, token_lists, late_from=None):
 
 
 GROWING = {"n_topics": 3, "batch_size": 50, "local_passes": 5, "random_state": 2,
-           "grow_vocabulary": True, "max_vocabulary": 36}
+           "grow_vocabulary": True, "max_vocabulary": 36, "min_word_count": 1}
 
 
 @pytest.fixture(scope="module")
@@ -286,7 +286,8 @@ def test_growing_stream_resumes_bit_identical(tmp_path, grown_stream):
 def test_cli_fit_grows_the_vocabulary_within_the_cap(tmp_path, capsys, grown_stream):
     path, _ = grown_stream
     output = tmp_path / "model.npz"
-    code = main(["fit", str(path), "--grow-vocabulary", "--max-vocabulary", "30", "-k", "2",
+    code = main(["fit", str(path), "--grow-vocabulary", "--max-vocabulary", "30",
+                 "--min-word-count", "1", "-k", "2",
                  "--batch-size", "50", "--local-passes", "3", "-o", str(output), "--json"])
     captured = capsys.readouterr()
     assert code == 0, captured.err

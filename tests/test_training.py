@@ -340,11 +340,14 @@ def test_fit_checkpoints_of_another_run_are_refused(tmp_path, corpus_dir):
 # --- a real process killed with SIGKILL ----------------------------------------------------------
 CHILD = """
 import json, os, signal, sys
-from streamtopics import OnlineLDA
+from streamtopics import LabeledOnlineLDA, OnlineHDP, OnlineLDA
 import streamtopics.atomic as atomic
 from streamtopics.training import fit_with_checkpoints, train_stream
 
 corpus, checkpoint, settings, die_at_write = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4])
+estimator = {"OnlineLDA": OnlineLDA, "OnlineHDP": OnlineHDP,
+             "LabeledOnlineLDA": LabeledOnlineLDA}[settings.pop("estimator", "OnlineLDA")]
+loaded = settings.pop("loaded", settings.get("n_passes") == "auto")
 if die_at_write:  # die after writing the checkpoint's data, before renaming it into place
     commit, writes = atomic.AtomicFile.commit, []
     def dying_commit(self):
@@ -359,7 +362,7 @@ def paced(position):  # report progress, then wait for the parent's word to go o
     print(position.documents_total, flush=True)
     sys.stdin.readline()
 
-if settings.get("n_passes") == "auto":  # a fit over the loaded corpus, its documents counted
+if loaded:  # a fit over the loaded corpus, its documents counted
     from streamtopics.checkpoint import read_checkpoint
     from streamtopics.corpus import read_corpus_dir
     done = read_checkpoint(checkpoint)[0].position.documents_total if os.path.exists(checkpoint) else 0
@@ -368,10 +371,17 @@ if settings.get("n_passes") == "auto":  # a fit over the loaded corpus, its docu
         done += report.n_documents
         print(done, flush=True)
         sys.stdin.readline()
-    fit_with_checkpoints(OnlineLDA(**settings), read_corpus_dir(corpus), checkpoint,
-                         checkpoint_every=settings["batch_size"], resume=True, callback=counted)
+    documents = read_corpus_dir(corpus)
+    def fit(model, documents, topic_mask=None):
+        fit_with_checkpoints(model, documents, checkpoint, checkpoint_every=settings["batch_size"],
+                             resume=True, callback=counted, topic_mask=topic_mask)
+    if estimator is LabeledOnlineLDA:
+        labels = [["l%d" % (d % 3)] + (["l3"] if d % 5 == 0 else []) for d in range(documents.n_documents)]
+        estimator(**settings).fit(documents, labels, train=fit)
+    else:
+        fit(estimator(**settings), documents)
 else:
-    train_stream(OnlineLDA(**settings), corpus, checkpoint=checkpoint,
+    train_stream(estimator(**settings), corpus, checkpoint=checkpoint,
                  checkpoint_every=settings["batch_size"], resume=True, progress=paced)
 print("done", flush=True)
 """
@@ -480,3 +490,52 @@ def test_sigkilled_automatic_passes_resume_bit_identical(tmp_path, corpus_dir):
     for name, array in reference._state_arrays().items():
         np.testing.assert_array_equal(finished._state_arrays()[name], array)
     assert finished.n_steps_ == reference.n_steps_
+
+
+def _labels(n_documents: int) -> list[list[str]]:
+    """The labels the child gives the documents of a `LabeledOnlineLDA` (as CHILD)."""
+    return [[f"l{d % 3}"] + (["l3"] if d % 5 == 0 else []) for d in range(n_documents)]
+
+
+@pytest.mark.parametrize("estimator,options", [
+    ("OnlineLDA", {"n_passes": 3}),
+    ("OnlineHDP", {"n_passes": 2, "max_topics": 6}),
+    ("LabeledOnlineLDA", {"n_passes": 2}),
+])
+def test_sigkilled_fits_of_every_online_estimator_resume_bit_identical(tmp_path, corpus_dir,
+                                                                       estimator, options):
+    """A fit over the loaded corpus (integer passes) with a checkpoint after every minibatch,
+    killed with SIGKILL at 2 random points (seeded; the second in a later pass) and resumed,
+    ends with the uninterrupted fit's training state, bit for bit, for LDA, HDP (topics that
+    come and go) and Labeled LDA (the G-OEM model underneath)."""
+    from streamtopics import LabeledOnlineLDA, OnlineHDP
+
+    settings = {"batch_size": BATCH, "local_passes": 5, "random_state": 3, **options}
+    if estimator == "OnlineLDA":
+        settings["n_topics"] = K
+    corpus = read_corpus_dir(corpus_dir)
+    with numba_threads(1):
+        if estimator == "LabeledOnlineLDA":
+            reference = LabeledOnlineLDA(**settings).fit(corpus, _labels(D)).online_model_
+        else:
+            reference = {"OnlineLDA": OnlineLDA, "OnlineHDP": OnlineHDP}[estimator](
+                **settings).fit(corpus)
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    checkpoint = tmp_path / "fit.ckpt"
+    rng = np.random.default_rng(len(estimator))
+    steps = D // BATCH
+    kill_points = [int(rng.integers(1, steps)) * BATCH,
+                   int(rng.integers(steps + 1, 2 * steps - 1)) * BATCH]
+    child_settings = {**settings, "estimator": estimator, "loaded": True}
+    for kill_after, delay in zip(kill_points, rng.uniform(0.0, 0.005, size=2)):
+        code, reported = _run_child(script, corpus_dir, checkpoint, child_settings,
+                                    kill_after, delay)
+        assert code == -signal.SIGKILL and reported >= kill_after
+        assert read_checkpoint(checkpoint)[0].position.documents_total <= reported + BATCH
+    code, _ = _run_child(script, corpus_dir, checkpoint, child_settings)
+    assert code == 0 and read_checkpoint(checkpoint)[0].finished
+    finished = type(reference).load(checkpoint)
+    assert finished.n_steps_ == reference.n_steps_
+    for name, array in reference._state_arrays().items():
+        np.testing.assert_array_equal(finished._state_arrays()[name], array)

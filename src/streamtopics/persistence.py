@@ -137,6 +137,15 @@ def load_model(path) -> tuple[dict[str, np.ndarray], dict]:
     return _verified(path, _read_arrays(path))
 
 
+def is_topics_only(path) -> bool:
+    """Whether ``path`` is a readable ``.npz`` of topics without a streamtopics metadata entry (a
+    `streamtopics export`, or another tool's beta and alpha): topics, no training state."""
+    try:
+        return _METADATA_KEY not in _read_arrays(Path(path))
+    except ModelFileError:
+        return False
+
+
 def load_topic_parameters(path) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """(beta K x V, alpha K, vocabulary or None) from a streamtopics model file or a plain ``.npz``.
 

@@ -40,13 +40,14 @@ from .checkpoint import (Checkpoint, ScheduleState, StreamPosition, read_checkpo
 from .corpus.corpus import Corpus, ReadReport
 from .corpus.files import resolve_vocabulary
 from .corpus.raw_text import DEFAULT_TEXT_FIELD
-from .corpus.sources import MinibatchSource, open_source
+from .corpus.sources import MinibatchSource, has_own_vocabulary, open_source
+from ._version import __version__
 from .errors import InputError, ModelFileError
-from .estimators import auto_passes
-from .persistence import topic_parameters
+from .estimators import ESTIMATORS, auto_passes
+from .persistence import is_topics_only, load_model, topic_parameters
 from .inference.presets import resolve_method
 
-__all__ = ["train_stream", "fit_with_checkpoints", "TrainingResult"]
+__all__ = ["train_stream", "fit_with_checkpoints", "load_trainable", "TrainingResult"]
 
 
 @dataclass
@@ -63,6 +64,36 @@ class TrainingResult:
     checkpoints_written: int
     seconds: float
     report: ReadReport | None
+
+
+# --- continuing a saved model -------------------------------------------------------------------
+def load_trainable(path):
+    """The online estimator of the model file ``path``, whose training can go on (`train_stream`,
+    ``partial_fit``) exactly as if it had never stopped; `ModelFileError` saying what to do
+    otherwise. A model file of `OnlineLDA`, `OnlineHDP` or `LabeledOnlineLDA` holds its
+    complete training state (statistics, alpha, step count, random seed, the averaging and
+    growing-vocabulary state). Refused: a file written by another library version (its state
+    may not continue identically), topics without a training state (`streamtopics export`, or
+    another tool's), and the batch models, which have no online state to continue."""
+    if is_topics_only(path):
+        raise ModelFileError(f"{path}: holds topics without a training state (an export, or "
+                             f"another tool's file): training continues from a model file "
+                             f"written by fit, update or save")
+    arrays, metadata = load_model(path)
+    written_by = metadata.get("library_version")
+    if written_by != __version__:
+        raise ModelFileError(f"{path}: written by streamtopics {written_by}, this is "
+                             f"{__version__}: its training state is not guaranteed to continue "
+                             f"identically. Train afresh with this version (or load it in "
+                             f"Python and call partial_fit, knowing that)")
+    estimator = ESTIMATORS.get(metadata.get("estimator"))
+    if estimator is None or not hasattr(estimator, "partial_fit"):
+        name = metadata.get("estimator")
+        raise ModelFileError(f"{path}: a {name} model is fitted by batch sweeps over the whole "
+                             f"corpus and has no online state to continue: fit it again on the "
+                             f"old and new documents together, or train an online model "
+                             f"(fit --method g-oem) that update can continue")
+    return estimator._from_model_file(path, arrays, metadata)
 
 
 # --- resuming ---------------------------------------------------------------------------------
@@ -129,6 +160,11 @@ def train_stream(model, source, *, n_passes: int | None = None, vocabulary=None,
     vocabulary : the vocabulary of raw text (a word list or vocab file; default the fitted
         model's), or of a docword file (default its ``vocab.*`` sibling).
 
+        A fitted ``model`` (one read by `load_trainable`) continues its training: a
+        docword file's words are mapped onto the model's by word (`OnlineLDA.partial_fit` of a
+        `Corpus` over another vocabulary), and the result is the model of one run over its
+        old documents and then these (exactly, when the old ones ended on a minibatch boundary).
+
         Growing vocabulary: when ``model.grow_vocabulary`` is set and the source is raw text (a
         text, JSON-lines, CSV file or ``.txt`` directory, ``"-"`` or a binary stream), the
         minibatches of raw documents go to ``model.partial_fit_text`` (bundled stop words),
@@ -158,7 +194,9 @@ def train_stream(model, source, *, n_passes: int | None = None, vocabulary=None,
         checkpoint = Path(checkpoint)
         stored, arrays, metadata = _existing_checkpoint(checkpoint, model, resume)
     initial_vocabulary = vocabulary
-    if vocabulary is None:
+    if vocabulary is None and not has_own_vocabulary(source, format):
+        # Raw text is mapped onto the model's words; a docword file keeps its own, which
+        # `partial_fit` maps onto the model's by word.
         vocabulary = (model.vocabulary_ if model.is_fitted()
                       else None if stored is None else arrays["vocabulary"])
     text = {"text_field": text_field, "encoding": encoding, "errors": errors}
@@ -248,8 +286,9 @@ def corpus_identity(corpus: Corpus, topic_mask=None) -> dict:
 def fit_with_checkpoints(model, corpus: Corpus, checkpoint, *, checkpoint_every: int = 10_000,
                          resume: bool = False, callback=None,
                          topic_mask=None) -> TrainingResult:
-    """``model.fit(corpus, callback=callback, topic_mask=topic_mask)`` (`OnlineLDA`, any
-    ``n_passes``, "auto" included; a ``topic_mask``: `LabeledOnlineLDA`'s model) writing the complete training state to ``checkpoint`` every
+    """``model.fit(corpus, callback=callback, topic_mask=topic_mask)`` (`OnlineLDA` or
+    `OnlineHDP`, any ``n_passes``, "auto" included; a ``topic_mask``: `LabeledOnlineLDA`'s
+    model) writing the complete training state to ``checkpoint`` every
     ``checkpoint_every`` training documents (at the end of the minibatch that reaches them) and
     at the end: the model file, the pass and the documents of it trained on
     (`auto_passes.FitProgress`) and, with automatic passes, the held-out rows, the scores so
@@ -304,7 +343,8 @@ def fit_with_checkpoints(model, corpus: Corpus, checkpoint, *, checkpoint_every:
         if callback is not None:
             callback(fitted, report)
 
-    model.fit(corpus, callback=after_step, resume=progress, topic_mask=topic_mask)
+    labels = {} if topic_mask is None else {"topic_mask": topic_mask}  # OnlineHDP has none
+    model.fit(corpus, callback=after_step, resume=progress, **labels)
     position = write(finished=True)
     return TrainingResult(model, position, None if stored is None else stored.position,
                           counters["documents"], counters["steps"], counters["written"],

@@ -15,6 +15,7 @@ from ..corpus.corpus import aligned_counts
 from ..corpus.readers import DECODING_ERRORS, TextDecoding, load_corpus
 from ..corpus.time import CALENDAR_PERIODS, TIME_ORDERS, TimeField
 from ..errors import InputError
+from ..estimators.online_lda import OnlineLDA
 from ..reporting.strict_json import finite_json
 
 
@@ -72,6 +73,33 @@ def add_threads_option(parser) -> None:
                         help="threads of the compiled kernels: N, or -1 for every core (default: "
                              "1, which a busy machine never slows; the results are the same for "
                              "any N)")
+
+
+def add_growth_options(parser) -> None:
+    """``--grow-vocabulary``, ``--min-word-count`` and ``--max-vocabulary`` of `fit` and
+    `update`: the estimators' ``grow_vocabulary``, ``min_word_count``, ``max_vocabulary``."""
+    parser.add_argument("--grow-vocabulary", action="store_true", default=None,
+                        help="words first seen during training join the vocabulary once seen "
+                             "--min-word-count times (old topics unchanged; docs/streaming.md); "
+                             "fit: raw text input, streamed, --vocabulary optional (the "
+                             "initial vocabulary)")
+    parser.add_argument("--min-word-count", type=positive_int, default=None, metavar="N",
+                        help=f"with --grow-vocabulary: the occurrences a new word needs before "
+                             f"it joins; until then its tokens are dropped and counted (default: "
+                             f"{default_of(OnlineLDA, 'min_word_count')}, as preprocess "
+                             f"--min-count)")
+    parser.add_argument("--max-vocabulary", type=int, default=None, metavar="N",
+                        help="with --grow-vocabulary: the most words the vocabulary may hold; "
+                             "new words beyond it are dropped and counted (default: no cap)")
+
+
+def add_step_floor_option(parser) -> None:
+    """``--step-floor`` of `fit` and `update`: the estimators' ``step_floor``."""
+    parser.add_argument("--step-floor", type=float, default=None, metavar="RHO",
+                        help=f"the least step size rho_i, in [0, 1): new documents keep at "
+                             f"least this weight, so the topics follow a drifting stream with a "
+                             f"memory of about 1/RHO minibatches (0: the schedule, which "
+                             f"converges) (default: {default_of(OnlineLDA, 'step_floor')})")
 
 
 def add_text_options(parser) -> None:

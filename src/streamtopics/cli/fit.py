@@ -37,7 +37,8 @@ from ..reporting.progressive import METRICS, ProgressiveEvaluation, strict_recor
 from ..training import fit_with_checkpoints, train_stream
 from ..validation import validate_parameters
 from . import fit_backend, fit_labeled
-from .common import (add_json_flag, add_text_options, add_threads_option, default_of, emit, given,
+from .common import (add_growth_options, add_json_flag, add_step_floor_option,
+                     add_text_options, add_threads_option, default_of, emit, given,
                      positive_int, progress, read_training_corpus, report_reading, text_options)
 from .fit_reading import LOAD_LIMIT_MB, checkpoint_path, plan_reading
 
@@ -69,6 +70,7 @@ def register(subparsers) -> None:
                              f"{_online('step_decay')})")
     parser.add_argument("--step-offset", type=float, default=None,
                         help=f"tau0 (default: {_online('step_offset')})")
+    add_step_floor_option(parser)
     parser.add_argument("--averaging", action="store_true", default=None,
                         help="report Polyak-Ruppert averaged parameters")
     parser.add_argument("--topic-word-prior", type=float, default=None,
@@ -146,13 +148,7 @@ def register(subparsers) -> None:
     stream.add_argument("--resume", nargs="?", const=True, default=None, metavar="PATH",
                         help="continue from the checkpoint (PATH, or --checkpoint's); the result "
                              "is bit-identical to an uninterrupted run")
-    stream.add_argument("--grow-vocabulary", action="store_true", default=None,
-                        help="raw text input: words first seen during training join the "
-                             "vocabulary (old topics unchanged; see docs/streaming.md); streams "
-                             "the input, --vocabulary optional (the initial vocabulary)")
-    stream.add_argument("--max-vocabulary", type=int, default=None, metavar="N",
-                        help="with --grow-vocabulary: the most words the vocabulary may hold; "
-                             "new words beyond it are dropped and counted (default: no cap)")
+    add_growth_options(stream)
     stream.add_argument("--corpus-size", type=int, default=None, metavar="D",
                         help="documents in the corpus, for the Bayesian presets (olda, svb, "
                              "vargibbs) when the input is streamed")
@@ -176,8 +172,10 @@ def run(args) -> int:
         return fit_labeled.run(args)
     if args.topics is None and args.model is None:
         raise InputError("-k/--topics is required (except for --model)")
-    if args.max_vocabulary is not None and not args.grow_vocabulary:
-        raise InputError("--max-vocabulary caps a growing vocabulary: add --grow-vocabulary")
+    for option, value in (("--max-vocabulary", args.max_vocabulary),
+                          ("--min-word-count", args.min_word_count)):
+        if value is not None and not args.grow_vocabulary:
+            raise InputError(f"{option} governs a growing vocabulary: add --grow-vocabulary")
     if not args.load_limit >= 0:
         raise InputError("--load-limit must be >= 0 MB")
     model = _build_model(args)
@@ -361,7 +359,8 @@ def _build_model(args):
                    n_passes=args.passes)
     online = given(batch_size=args.batch_size, local_passes=args.local_passes,
                    step_offset=args.step_offset, step_decay=args.step_decay,
-                   corpus_size=args.corpus_size, grow_vocabulary=args.grow_vocabulary,
+                   step_floor=args.step_floor, corpus_size=args.corpus_size,
+                   grow_vocabulary=args.grow_vocabulary, min_word_count=args.min_word_count,
                    max_vocabulary=args.max_vocabulary, **priors)
     if args.model == "hdp":
         return OnlineHDP(method=args.method, random_state=args.seed, **online,

@@ -15,8 +15,7 @@ document once per pass). The whole corpus is loaded only where it is needed:
 Every load says so on stderr, with the reason. ``auto`` over an input larger than the limit
 streams one pass (``--passes N`` streams N). ``--checkpoint`` and ``--resume`` change nothing
 here: a loaded corpus is checkpointed by `training.fit_with_checkpoints`, so the model is the
-one trained without them (``--model hdp`` with them streams, and ``--resume`` of a streamed
-run's checkpoint goes on streaming).
+one trained without them (``--resume`` of a streamed run's checkpoint goes on streaming).
 """
 
 from __future__ import annotations
@@ -78,9 +77,8 @@ def _resumes_a_stream(args) -> bool:
 def plan_reading(args, passes, batch_methods) -> ReadingPlan:
     """The `ReadingPlan` of a ``fit`` command (its parsed ``args``) training a model of
     ``passes`` passes (its ``n_passes``: a number or "auto")."""
-    checkpointed = args.checkpoint is not None or args.resume is not None
     if (args.corpus == "-" or args.vocabulary is not None or args.grow_vocabulary
-            or (checkpointed and args.model == "hdp") or _resumes_a_stream(args)):
+            or _resumes_a_stream(args)):
         return ReadingPlan(True, 1 if passes == "auto" else passes)  # (refused for batch methods)
     if args.method in batch_methods or PRESETS[args.method].full_batch:
         return ReadingPlan(False, passes)

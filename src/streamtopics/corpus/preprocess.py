@@ -45,6 +45,10 @@ RARE = "fewer than min_count occurrences"
 CUT = "beyond max_vocab"
 UNKNOWN = "not in the vocabulary"
 
+DEFAULT_MIN_COUNT = 5
+"""Occurrences a word needs to enter a vocabulary: built in one go (`build_vocabulary`) or grown
+during training (`corpus.growth`)."""
+
 
 def normalize(text: str) -> str:
     """Step 1: NFKC, one apostrophe, lowercase."""
@@ -91,7 +95,7 @@ class VocabularyPruning:
 
 
 def build_vocabulary(documents: Sequence[Sequence[str]], max_df: float = 0.2,
-                     min_count: int = 5, max_vocab: int | None = 10_000) -> VocabularyPruning:
+                     min_count: int = DEFAULT_MIN_COUNT, max_vocab: int | None = 10_000) -> VocabularyPruning:
     """Step 5 on tokenised documents (stop words already removed)."""
     _check_options(max_df, min_count, max_vocab)
     document_frequency: Counter = Counter()
@@ -127,7 +131,7 @@ def _labels_and_metadata(sources: list, label_field: str | None):
 
 
 def preprocess_documents(documents: Iterable, stopwords=None, max_df: float = 0.2,
-                         min_count: int = 5, max_vocab: int | None = 10_000,
+                         min_count: int = DEFAULT_MIN_COUNT, max_vocab: int | None = 10_000,
                          label_field: str | None = "label", report: ReadReport | None = None,
                          source: str = "") -> Corpus:
     """Steps 1-6 (without the split) on raw documents: strings or `RawDocument`s.

@@ -27,6 +27,7 @@ from .corpus import Corpus, ReadReport
 from .corpus_dir import corpus_dir_files, read_corpus_dir, read_metadata_lines, read_token_lines
 from .files import (BLOCK_BYTES, DECODING_ERRORS, FORMATS, TEXT_FORMATS, UTF8, TextDecoding,
                     detect_format, read_vocabulary, resolve_vocabulary)
+from .preprocess import DEFAULT_MIN_COUNT
 from .raw_text import (DEFAULT_TEXT_FIELD, LINE_FORMATS, RawDocument, check_text_field,
                        check_time_field,
                        detect_line_format, iter_raw_documents, iter_raw_lines)
@@ -46,7 +47,7 @@ __all__ = [
 
 def load_corpus(path, format: str | None = None, text_field: str = DEFAULT_TEXT_FIELD,
                 vocabulary=None, *, split: str = "train", label_field: str = "label",
-                stopwords=None, max_df: float = 0.2, min_count: int = 5,
+                stopwords=None, max_df: float = 0.2, min_count: int = DEFAULT_MIN_COUNT,
                 max_vocab: int | None = 10_000, skip_empty: bool = True,
                 delimiter: str | None = None, encoding: str = "utf-8",
                 errors: str = "strict", time_field: str | TimeField | None = None) -> Corpus:

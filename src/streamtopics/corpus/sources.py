@@ -312,12 +312,19 @@ class LineStream:
         return (batch for batch, _ in self.batches())
 
 
-def _is_raw_text_file(path, format) -> bool:
+def is_raw_text_file(path, format) -> bool:
     """Whether ``path`` is raw text (not a docword file or a corpus directory)."""
     path = Path(path)
     if format is None and path.is_dir():
         return detect_format(path) == "txt-dir"
     return (detect_format(path) if format is None else format) in TEXT_FORMATS
+
+
+def has_own_vocabulary(source, format) -> bool:
+    """Whether ``source`` names its words itself: a docword file or corpus directory (its
+    ``vocab.*``), not raw text, a stream of it or an iterable of minibatches."""
+    return (isinstance(source, (str, os.PathLike)) and str(source) != STDIN
+            and not is_raw_text_file(source, format))
 
 
 def open_source(source, batch_size: int, vocabulary, format: str | None = None,
@@ -334,7 +341,7 @@ def open_source(source, batch_size: int, vocabulary, format: str | None = None,
     if isinstance(source, (str, os.PathLike)) and str(source) == STDIN:
         source, name = sys.stdin, "<stdin>"
     if isinstance(source, (str, os.PathLike)):
-        if raw and _is_raw_text_file(source, format):
+        if raw and is_raw_text_file(source, format):
             return RawTextFile(source, batch_size, format, text)
         return FileSource(source, batch_size, vocabulary, format, text, split)
     if hasattr(source, "readline"):

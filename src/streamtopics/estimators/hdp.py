@@ -38,18 +38,20 @@ from dataclasses import replace
 import numpy as np
 
 from .. import memory
+from ..corpus.growth import DEFAULT_MIN_COUNT
 from ..corpus.streaming import DEFAULT_BATCH_SIZE
 from ..engine import OnlineEM, initial_parameters
 from ..inference.alpha_updates import MinkaFixedPoint
 from ..inference.hdp_estep import HDPGibbsEstimator
 from ..inference.presets import (DEFAULT_LOCAL_PASSES, DEFAULT_STEP_DECAY, DEFAULT_STEP_OFFSET,
-                                 STEP_SIZES, Method, PartSettings, default_topic_word_prior)
+                                 Method, PartSettings, default_topic_word_prior, step_size_of)
 from ..inference.sticks import (UNSEEN_WORDS, StickConcentration, StickDirichlet,
                                 StickPointEstimate, StickPosteriorMean, StickSelection, has_rest,
                                 initial_sticks, stick_weights)
 from ..threads import runs_on_n_jobs
 from ..validation import (BOOLEAN, Integral, Interval, Options, ParameterError, Real,
                           validate_parameters)
+from . import auto_passes
 from .base import N_JOBS, RANDOM_STATE
 from .online_lda import OnlineLDA
 
@@ -85,8 +87,8 @@ class OnlineHDP(OnlineLDA):
     prune_share : drop a topic whose share of the expected tokens falls below this (0: never).
     unseen_words : "uniform" (a word without statistics weighs under a new topic what it weighs
         under the others) or "new-topic" (the thesis literally: 1/V), see `StickPointEstimate`.
-    batch_size, local_passes, step_offset, step_decay, random_state, grow_vocabulary,
-    max_vocabulary, n_jobs : as `OnlineLDA`.
+    batch_size, local_passes, step_offset, step_decay, step_floor, random_state,
+    grow_vocabulary, min_word_count, max_vocabulary, n_jobs : as `OnlineLDA`.
     n_passes : passes over the corpus in `fit` (default 1: a stream).
     corpus_size : D of the Bayesian method (None: the documents of `fit`); unused by g-oem.
 
@@ -107,8 +109,9 @@ class OnlineHDP(OnlineLDA):
                  prune_share: float = 1e-4,
                  unseen_words: str = "uniform", batch_size: int = DEFAULT_BATCH_SIZE,
                  local_passes: int = DEFAULT_LOCAL_PASSES, step_offset: float = DEFAULT_STEP_OFFSET,
-                 step_decay: float = DEFAULT_STEP_DECAY, n_passes: int = 1,
-                 corpus_size=None, random_state=None, grow_vocabulary: bool = False,
+                 step_decay: float = DEFAULT_STEP_DECAY, step_floor: float = 0.0,
+                 n_passes: int = 1, corpus_size=None, random_state=None,
+                 grow_vocabulary: bool = False, min_word_count: int = DEFAULT_MIN_COUNT,
                  max_vocabulary=None, n_jobs=None):
         self.method = method
         self.initial_topics = initial_topics
@@ -123,11 +126,13 @@ class OnlineHDP(OnlineLDA):
         self.local_passes = local_passes
         self.step_offset = step_offset
         self.step_decay = step_decay
+        self.step_floor = step_floor
         self.n_passes = n_passes
         self.corpus_size = corpus_size
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.grow_vocabulary = grow_vocabulary
+        self.min_word_count = min_word_count
         self.max_vocabulary = max_vocabulary
 
     _parameter_constraints = {
@@ -145,10 +150,12 @@ class OnlineHDP(OnlineLDA):
         "local_passes": [Interval(Integral, 1, None)],
         "step_offset": [Interval(Real, None, None)],
         "step_decay": [Interval(Real, None, None)],
+        "step_floor": [Interval(Real, 0, 1, "left")],
         "n_passes": [Interval(Integral, 1, None)],
         "corpus_size": [None, Interval(Integral, 1, None)],
         "random_state": RANDOM_STATE,
         "grow_vocabulary": [BOOLEAN],
+        "min_word_count": [Interval(Integral, 1, None)],
         "max_vocabulary": [None, Interval(Integral, 1, None)],
     }
     _parameter_symbols = {**OnlineLDA._parameter_symbols, "initial_topics": "T_0",
@@ -177,7 +184,8 @@ class OnlineHDP(OnlineLDA):
                if self.topic_word_prior is None else self.topic_word_prior)
         size = self.corpus_size if self.corpus_size is not None else corpus_size
         return PartSettings(local_passes=self.local_passes, step_offset=float(self.step_offset),
-                            step_decay=float(self.step_decay), topic_word_prior=float(eta),
+                            step_decay=float(self.step_decay), step_floor=float(self.step_floor),
+                            topic_word_prior=float(eta),
                             corpus_size=None if size is None else int(size))
 
     def build_engine(self, method: Method, settings: PartSettings, seed: int) -> OnlineEM:
@@ -195,7 +203,7 @@ class OnlineHDP(OnlineLDA):
                                   stick_concentration=float(self.stick_concentration),
                                   max_topics=int(self.max_topics),
                                   statistic="tables" if bayesian else "log-proportions")
-        step_size = STEP_SIZES["polynomial"](settings)
+        step_size = step_size_of("polynomial", settings)
         if not bayesian:
             return OnlineEM(local, StickPointEstimate(eta, unseen_words=self.unseen_words),
                             step_size, MinkaFixedPoint(), seed=seed,
@@ -232,14 +240,16 @@ class OnlineHDP(OnlineLDA):
                                                  growing=True))
 
     @runs_on_n_jobs
-    def fit(self, X, y=None, *, callback=None, feature_names=None) -> "OnlineHDP":
+    def fit(self, X, y=None, *, callback=None, feature_names=None,
+            resume: auto_passes.FitProgress | None = None) -> "OnlineHDP":
         """Train from scratch: ``n_passes`` passes of consecutive ``batch_size`` minibatches
-        (see `OnlineLDA.fit`); ``callback(model, report)`` after every step."""
+        (see `OnlineLDA.fit`, ``resume`` included: `training.fit_with_checkpoints`);
+        ``callback(model, report)`` after every step."""
         def record(model, report):
             self.n_topics_history_.append(self._engine.n_topics)
             if callback is not None:
                 callback(model, report)
-        return super().fit(X, callback=record, feature_names=feature_names)
+        return super().fit(X, callback=record, feature_names=feature_names, resume=resume)
 
     @runs_on_n_jobs
     def partial_fit(self, X, y=None) -> "OnlineHDP":

@@ -12,7 +12,7 @@ combining the four axes. Every method starts from the same (beta_0, alpha_0) for
 E_q[beta_0] = beta_0, and report E_q[beta] as ``components_``.
 
 Over 450 lines because it is one facade with three doors (`fit` with restarts and automatic
-passes, `partial_fit`, `partial_fit_text`) whose sixteen parameters are documented in the class
+passes, `partial_fit`, `partial_fit_text`) whose twenty parameters are documented in the class
 docstring (about 80 lines); the word side of a growing vocabulary lives in `corpus.growth`.
 """
 
@@ -25,9 +25,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..corpus.corpus import Corpus, ReadReport, as_counts
-from ..corpus.growth import (VOCABULARY_FULL, admitted_words, checked_new_words, content_tokens,
-                             initial_index, minibatch_counts)
-from ..corpus.preprocess import UNKNOWN, load_stopwords
+from ..corpus.growth import (DEFAULT_MIN_COUNT, Growth, PendingWords, checked_new_words,
+                             content_tokens, grown_counts, initial_index, token_counts)
+from ..corpus.preprocess import load_stopwords
 from ..corpus.streaming import DEFAULT_BATCH_SIZE
 from .. import memory
 from ..engine import OnlineEM, initial_parameters
@@ -39,7 +39,7 @@ from ..inference.parts import independent_documents
 from ..kernels.random import content_key
 from ..inference.presets import (DEFAULT_LOCAL_PASSES, DEFAULT_STEP_DECAY, DEFAULT_STEP_OFFSET,
                                  PRESETS, Method, PartSettings, build_parts,
-                                 default_topic_word_prior, resolve_method)
+                                 default_topic_word_prior, resolve_method, step_size_of)
 from ..threads import runs_on_n_jobs
 from ..validation import (BOOLEAN, InstanceOf, Integral, Interval, Options, PositiveVector, Real,
                           validate_parameters, warn_topic_count)
@@ -57,6 +57,12 @@ def _counts_and_vocabulary(documents) -> tuple[sp.csr_matrix, np.ndarray | None]
         return as_counts(documents), None  # no placeholder vocabulary of V strings
     raise InputError(f"documents must be a Corpus, a scipy sparse matrix or a 2-D array of counts, "
                      f"not {type(documents).__name__}")
+
+
+def _placeholders(words: np.ndarray) -> bool:
+    """Whether ``words`` are the placeholder names "w0", "w1", ... of columns without words."""
+    return bool(words.size) and words[0] == "w0" and np.array_equal(
+        words, np.char.add("w", np.arange(words.size).astype(str)))
 
 
 TRANSFORM_CELLS = 2 ** 23
@@ -137,6 +143,13 @@ class OnlineLDA(TopicModelEstimator):
     local_passes : P, local Gibbs or variational passes per document (the paper: 20).
     step_offset, step_decay : rho_i = (step_offset + i)^-step_decay for polynomial step sizes;
         step_decay (kappa) in (0, 1] (the paper: 0 and 0.5).
+    step_floor : the least step size, in [0, 1): rho_i = max(schedule's rho_i, step_floor).
+        0 (the default) is the schedule itself, which converges (the paper's conditions,
+        sum rho_i = inf, sum rho_i^2 < inf). A floor f > 0 forgets instead: a minibatch n steps
+        old weighs about (1 - f)^n, so the topics follow a stream whose topics drift, with a
+        memory of about 1/f minibatches (docs/streaming.md, "Drift"). It may change between
+        `partial_fit` calls and applies from the next step on (`streamtopics update
+        --step-floor`).
     averaging : report the Polyak-Ruppert average of the iterates (appendix B.2).
     n_passes : passes over the corpus in `fit` (for full-batch methods: batch iterations), or
         "auto" (the default): `fit` holds out every 20th document (at most 500) and runs passes
@@ -178,8 +191,9 @@ class OnlineLDA(TopicModelEstimator):
         the paper's exact maximum likelihood M-step (appendix A.1).
     update_topic_word_prior : Bayesian methods: update eta after every step by a damped Newton
         step (Hoffman et al. 2010, eq. 9).
-    grow_vocabulary : `partial_fit_text` only (raw text, streaming): words first seen after
-        training started join the vocabulary instead of being dropped. Off by default. A new
+    grow_vocabulary : `partial_fit_text` (raw text, streaming) and `partial_fit` of a `Corpus`
+        over another vocabulary: words first seen after training started join the vocabulary,
+        once seen ``min_word_count`` times, instead of being dropped. Off by default. A new
         word gets zero sufficient statistics s1 in every topic and no step is taken for it, so
         the topics restricted to the old words are unchanged: exactly (bit for bit) for the
         maximum likelihood point estimate (``topic_word_prior=0``: the new word has beta 0);
@@ -188,12 +202,16 @@ class OnlineLDA(TopicModelEstimator):
         is scaled by the same factor and the topic *renormalised over the old words* is
         unchanged; with ``averaging`` the past iterates give the new word their prior mass and
         the average is renormalised likewise. See docs/streaming.md.
+    min_word_count : with ``grow_vocabulary``, the occurrences a new word needs before it
+        joins (default `DEFAULT_MIN_COUNT`, 5, as `streamtopics preprocess`): until then its
+        occurrences are counted (kept in model files, so an update goes on counting) and its
+        tokens dropped, counted in ``text_report_.tokens_dropped`` under `RARE_NEW_WORD`.
     max_vocabulary : None (no cap) or the most words the vocabulary may hold. The pruning rule:
         nothing already in the vocabulary is ever evicted (that would change the old topics);
-        when a minibatch brings more new words than there is room for, they are admitted by
-        decreasing count in that minibatch, ties by first appearance, and the others are dropped
-        and counted in ``text_report_.tokens_dropped`` under `VOCABULARY_FULL`. The same rule
-        picks the first vocabulary when `partial_fit_text` starts the model (`corpus.growth`).
+        when more new words are ready to join than there is room for, they are admitted by
+        decreasing count, ties by first appearance, and the others are dropped and counted
+        in ``text_report_.tokens_dropped`` under `VOCABULARY_FULL`. The same rule picks the
+        first vocabulary when `partial_fit_text` starts the model (`corpus.growth`).
     local_sampler : the kernel of the local Gibbs step (Gibbs methods): "sparse" (O(topics in
         the document) per token), "dense" (O(K), the reference), "auto" (the default: sparse,
         the faster one at every K measured, docs/methods.md) or "mh"
@@ -208,16 +226,19 @@ class OnlineLDA(TopicModelEstimator):
     ``vocabulary_`` (V), ``method_`` (the resolved `Method`), ``n_steps_``,
     ``n_documents_seen_``; after `fit`: ``n_passes_`` (passes run) and ``validation_scores_``
     (with "auto": the validation log-perplexity per document after each pass, else None);
-    after `partial_fit_text`: ``text_report_`` (a `ReadReport` of every text minibatch so far:
-    tokens kept, tokens dropped by reason).
+    after `partial_fit_text`, or `partial_fit` of documents over another vocabulary:
+    ``text_report_`` (a `ReadReport` of every such minibatch so far: tokens kept, tokens dropped
+    by reason).
     """
 
     def __init__(self, n_topics: int = 10, method="g-oem", batch_size: int = DEFAULT_BATCH_SIZE,
                  local_passes: int = DEFAULT_LOCAL_PASSES, step_offset: float = DEFAULT_STEP_OFFSET,
-                 step_decay: float = DEFAULT_STEP_DECAY, averaging: bool = False,
+                 step_decay: float = DEFAULT_STEP_DECAY, step_floor: float = 0.0,
+                 averaging: bool = False,
                  n_passes="auto", doc_topic_prior=None, random_state=None, corpus_size=None,
                  topic_word_prior=None,
                  update_topic_word_prior: bool = False, grow_vocabulary: bool = False,
+                 min_word_count: int = DEFAULT_MIN_COUNT,
                  max_vocabulary=None, n_init: int = 1, local_sampler: str = "auto",
                  backend="serial", n_jobs=None):
         self.n_topics = n_topics
@@ -226,6 +247,7 @@ class OnlineLDA(TopicModelEstimator):
         self.local_passes = local_passes
         self.step_offset = step_offset
         self.step_decay = step_decay
+        self.step_floor = step_floor
         self.averaging = averaging
         self.n_passes = n_passes
         self.doc_topic_prior = doc_topic_prior
@@ -234,6 +256,7 @@ class OnlineLDA(TopicModelEstimator):
         self.topic_word_prior = topic_word_prior
         self.update_topic_word_prior = update_topic_word_prior
         self.grow_vocabulary = grow_vocabulary
+        self.min_word_count = min_word_count
         self.max_vocabulary = max_vocabulary
         self.n_init = n_init
         self.local_sampler = local_sampler
@@ -252,6 +275,7 @@ class OnlineLDA(TopicModelEstimator):
         "local_passes": [Interval(Integral, 1, None)],
         "step_offset": [Interval(Real, None, None)],
         "step_decay": [Interval(Real, None, None)],
+        "step_floor": [Interval(Real, 0, 1, "left")],
         "averaging": [BOOLEAN],
         "n_passes": [Interval(Integral, 1, None), Options((auto_passes.AUTO,))],
         "doc_topic_prior": [None, Interval(Real, 0, None, "neither"), PositiveVector("n_topics")],
@@ -260,6 +284,7 @@ class OnlineLDA(TopicModelEstimator):
         "topic_word_prior": [None, Interval(Real, 0, None)],
         "update_topic_word_prior": [BOOLEAN],
         "grow_vocabulary": [BOOLEAN],
+        "min_word_count": [Interval(Integral, 1, None)],
         "max_vocabulary": [None, Interval(Integral, 1, None)],
         "n_init": [Interval(Integral, 1, None)],
         "local_sampler": [Options(LOCAL_SAMPLERS)],
@@ -267,7 +292,8 @@ class OnlineLDA(TopicModelEstimator):
     }
     _execution_parameters = ("backend", "n_jobs")
     _parameter_symbols = {**TopicModelEstimator._parameter_symbols, "step_offset": "tau0",
-                          "step_decay": "kappa", "corpus_size": "D, the documents of the corpus"}
+                          "step_decay": "kappa", "step_floor": "the least rho_i",
+                          "corpus_size": "D, the documents of the corpus"}
 
     # --- the extension protocol --------------------------------------------------------------
     # A model trained by this loop with parts of its own (`OnlineHDP`: a local step that opens
@@ -288,7 +314,7 @@ class OnlineLDA(TopicModelEstimator):
         eta = (self.topic_word_prior if self.topic_word_prior is not None
                else default_topic_word_prior(self.method, self.n_topics))
         return PartSettings(local_passes=self.local_passes, step_offset=float(self.step_offset),
-                            step_decay=float(self.step_decay),
+                            step_decay=float(self.step_decay), step_floor=float(self.step_floor),
                             corpus_size=None if size is None else int(size),
                             topic_word_prior=float(eta),
                             update_topic_word_prior=bool(self.update_topic_word_prior),
@@ -357,6 +383,7 @@ class OnlineLDA(TopicModelEstimator):
         self.method_ = method
         self.vocabulary_ = (np.asarray(vocabulary, dtype=str) if vocabulary is not None
                             else np.asarray([f"w{i}" for i in range(n_words)], dtype=str))
+        self._pending_words = PendingWords()
         self._components_cache = None
 
     def _check_resources(self, counts: sp.csr_matrix, method: Method, rows: int,
@@ -489,6 +516,13 @@ class OnlineLDA(TopicModelEstimator):
         counts, vocabulary = _counts_and_vocabulary(
             self._check_documents(X, reset=not self.is_fitted()))
         _check_mask(topic_mask, counts.shape[0], self)
+        if self.is_fitted() and vocabulary is not None and not self._columns_are_words(vocabulary):
+            return self._partial_fit_words(counts, vocabulary, self._words_report("partial_fit"),
+                                           topic_mask)
+        return self._step(counts, vocabulary, topic_mask)
+
+    def _step(self, counts: sp.csr_matrix, vocabulary, topic_mask) -> "OnlineLDA":
+        """`partial_fit`'s step on ``counts`` over the model's words (the first starts it)."""
         if not self.is_fitted():
             self._start(counts, vocabulary, counts.shape[0])
         elif counts.shape[1] != self._engine.n_words:
@@ -496,6 +530,12 @@ class OnlineLDA(TopicModelEstimator):
                              f"model has {self._engine.n_words}")
         if counts.shape[0] == 0:
             raise InputError("the minibatch has no documents")
+        if float(self.step_floor) != self._fitted_settings.step_floor:
+            validate_parameters(self)
+            self._fitted_settings = replace(self._fitted_settings,
+                                            step_floor=float(self.step_floor))
+            self._engine.step_size = step_size_of(self.method_.step_size,
+                                                  self._fitted_settings)
         self._use_backend()
         if self.method_.full_batch:
             self._engine.batch_step(self._chunks(counts))
@@ -527,30 +567,69 @@ class OnlineLDA(TopicModelEstimator):
         starting = not self.is_fitted()
         if starting:
             self.validated_method()
-        if starting or getattr(self, "text_report_", None) is None:
-            self.text_report_ = ReadReport(source="partial_fit_text")
-        report = self.text_report_
+        report = self._words_report("partial_fit_text", restart=starting)
         token_lists = content_tokens(documents, stopwords, report)
         if not token_lists:
             raise InputError("the minibatch has no documents")
-        index = (initial_index(vocabulary, self.max_vocabulary)
-                 if starting and vocabulary is not None else self._word_index())
-        # New words join when the vocabulary grows, or make it when the first minibatch starts
-        # the model without an initial vocabulary; otherwise they are unknown.
-        admits = self.grow_vocabulary or (starting and vocabulary is None)
-        new_words = admitted_words(token_lists, index, self.max_vocabulary) if admits else []
-        counts = minibatch_counts(token_lists, index, new_words, report,
-                                  VOCABULARY_FULL if admits else UNKNOWN)
-        if counts.nnz == 0:
-            if not starting:
-                report.warn("a minibatch without any word of the vocabulary took no step")
-                return self
-            raise InputError("the first minibatch has no token to start the model from")
-        if starting:
-            return self.partial_fit(Corpus(counts, vocabulary=np.asarray(list(index) + new_words,
-                                                                         dtype=str)))
+        counts, words = token_counts(token_lists)
+        if not starting:
+            return self._partial_fit_words(counts, words, report)
+        # The first minibatch makes the vocabulary when none is given: every word of it
+        # without growth, those seen min_word_count times with it.
+        index = initial_index(vocabulary, self.max_vocabulary) if vocabulary is not None else {}
+        growth = self._growth(PendingWords())
+        if growth is None and vocabulary is None:
+            growth = Growth(PendingWords(), 1, self.max_vocabulary)
+        mapped, new_words = grown_counts(counts, words, index, growth, report)
+        if mapped.nnz == 0:
+            needed = (f" (a new word joins once seen min_word_count={self.min_word_count} "
+                      f"times)" if self.grow_vocabulary else "")
+            raise InputError(f"the first minibatch has no token to start the model from{needed}")
+        self._step(mapped, np.asarray(list(index) + new_words, dtype=str), None)
+        if self.grow_vocabulary:
+            self._pending_words = growth.pending
+        return self
+
+    def _words_report(self, source: str, restart: bool = False) -> ReadReport:
+        """``text_report_``, the `ReadReport` of the minibatches mapped by word (made anew
+        when ``restart``)."""
+        if restart or getattr(self, "text_report_", None) is None:
+            self.text_report_ = ReadReport(source=source)
+        return self.text_report_
+
+    def _growth(self, pending: PendingWords | None = None) -> Growth | None:
+        """The admission rule of new words (`corpus.growth`), None without growth."""
+        if not self.grow_vocabulary:
+            return None
+        return Growth(self._pending_words if pending is None else pending,
+                      int(self.min_word_count), self.max_vocabulary)
+
+    def _columns_are_words(self, words) -> bool:
+        """Whether the columns of a minibatch named ``words`` are the model's columns: the same
+        words, or no names on either side (the placeholders "w0", "w1", ... of a `Corpus` or
+        model made from a bare matrix); else they are mapped by word. Checked once per pair of
+        arrays (a stream's minibatches share theirs)."""
+        checked = getattr(self, "_columns_check", None)
+        if checked is None or checked[0] is not words or checked[1] is not self.vocabulary_:
+            names = np.asarray(words, dtype=str)
+            same = (_placeholders(names) or _placeholders(self.vocabulary_)
+                    or (names.size == self.vocabulary_.size
+                        and np.array_equal(names, self.vocabulary_)))
+            checked = self._columns_check = (words, self.vocabulary_, same)
+        return checked[2]
+
+    def _partial_fit_words(self, counts: sp.csr_matrix, words, report: ReadReport,
+                           topic_mask=None) -> "OnlineLDA":
+        """One step on ``counts`` whose columns are ``words``: mapped onto the vocabulary, new
+        words admitted by the growth rule (`corpus.growth.grown_counts`), the rest counted in
+        ``report``; a minibatch without a known word takes no step (and says so)."""
+        mapped, new_words = grown_counts(counts, words, self._word_index(), self._growth(),
+                                         report)
+        if mapped.nnz == 0:
+            report.warn("a minibatch without any word of the vocabulary took no step")
+            return self
         self.add_words(new_words)
-        return self.partial_fit(counts)
+        return self._step(mapped, None, topic_mask)
 
     def add_words(self, words) -> "OnlineLDA":
         """Append ``words`` (new, distinct) to ``vocabulary_`` without a training step: new
@@ -624,6 +703,14 @@ class OnlineLDA(TopicModelEstimator):
         return self._require_fitted().step
 
     @property
+    def pending_words_(self) -> dict[str, int]:
+        """The new words a growing vocabulary has counted but not yet admitted (fewer than
+        ``min_word_count`` occurrences so far): word -> occurrences, in order of first
+        appearance."""
+        self._require_fitted()
+        return dict(self._pending_words.counts)
+
+    @property
     def n_documents_seen_(self) -> int:
         return int(self._require_fitted().stats.n_documents)
 
@@ -681,7 +768,17 @@ class OnlineLDA(TopicModelEstimator):
 
     # --- model files ---------------------------------------------------------------------------
     def _state_arrays(self) -> dict[str, np.ndarray]:
-        return self._require_fitted().state_arrays()
+        """The engine's state, and the counts of the words waiting to join a growing
+        vocabulary (`corpus.growth.PendingWords`) when there are any."""
+        arrays = self._require_fitted().state_arrays()
+        pending = getattr(self, "_pending_words", None)
+        if pending is not None and pending.counts:
+            arrays.update(pending.as_arrays())
+        return arrays
+
+    def set_model_file_contents(self, arrays: dict[str, np.ndarray], metadata: dict) -> None:
+        super().set_model_file_contents(arrays, metadata)
+        self._pending_words = PendingWords.from_arrays(arrays)
 
     def _fitted_metadata(self) -> dict:
         engine = self._require_fitted()

@@ -8,7 +8,8 @@ and the prior alpha (K), so models from other libraries are scored the same way.
 - `document_completion`: log p(second half | first half) with theta from collapsed Gibbs
   sampling (standard or theta^p estimator, Papanikolaou et al. 2017).
 - `elbo`: the per-document evidence lower bound of Hoffman et al. (2010, eq. 16); a bound.
-- `match_topics`, `topic_distances`, `distance_to_truth`: Hungarian matching of topic sets
+- `match_topics`, `topic_distances`, `distance_to_truth`: Hungarian matching of topic sets;
+  `topic_movement`: how far each topic moved during further training
   (Dupuy & Bach 2016, appendix G).
 - `umass_coherence`, `npmi_coherence`, `top_words_table`, `top_word_ids`.
 - `multilabel_f1`: micro-, macro- and example-based F1 of predicted label sets.
@@ -20,7 +21,8 @@ from .coherence import npmi_coherence, top_word_ids, top_words_table, umass_cohe
 from .completion import document_completion
 from .elbo import elbo
 from .left_to_right import left_to_right
-from .matching import DISTANCES, TopicMatching, distance_to_truth, match_topics, topic_distances
+from .matching import (DISTANCES, TopicMatching, distance_to_truth, match_topics,
+                       topic_distances, topic_movement)
 from .multilabel import MultilabelF1, multilabel_f1
 from .results import HeldOutBound, HeldOutLikelihood
 from .word_association import (AssociationNorms, association_matrix, compare_estimators,
@@ -29,6 +31,7 @@ from .word_association import (AssociationNorms, association_matrix, compare_est
 __all__ = [
     "left_to_right", "document_completion", "elbo", "HeldOutLikelihood", "HeldOutBound",
     "match_topics", "topic_distances", "distance_to_truth", "TopicMatching", "DISTANCES",
+    "topic_movement",
     "umass_coherence", "npmi_coherence", "top_words_table", "top_word_ids",
     "multilabel_f1", "MultilabelF1",
     "word_association", "association_matrix", "compare_estimators", "AssociationNorms",

@@ -104,6 +104,24 @@ def distance_to_truth(estimated_topics, true_topics, distance: str = "tv") -> fl
     return match_topics(true_topics, estimated_topics, distance).mean_distance
 
 
+def topic_movement(before, after) -> np.ndarray:
+    """How far each topic moved during further training: the total-variation distance
+    (1/2) sum_v |after_kv - before_kv| of topic k to itself, in [0, 1], one per topic.
+    ``after`` may have more words than ``before`` (a vocabulary that grew: the new words, last,
+    had no mass before); both have K rows, topic k being the same topic.
+
+    >>> topic_movement([[0.5, 0.5]], [[0.25, 0.5, 0.25]])
+    array([0.25])
+    """
+    before, after = _topics(before, "before"), _topics(after, "after")
+    if before.shape[0] != after.shape[0] or before.shape[1] > after.shape[1]:
+        raise InputError(f"topics of shape {before.shape} cannot have become {after.shape}: "
+                         f"the same topics over the same words and maybe new ones are needed")
+    grown = np.zeros_like(after)
+    grown[:, :before.shape[1]] = before
+    return 0.5 * np.abs(after - grown).sum(axis=1)
+
+
 def _topics(topics, name: str) -> np.ndarray:
     topics = np.asarray(topics, dtype=np.float64)
     if topics.ndim != 2 or 0 in topics.shape:

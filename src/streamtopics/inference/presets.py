@@ -48,7 +48,7 @@ from .global_parameters import PointEstimate, VariationalDirichlet
 from .langevin import LangevinTopics
 from ..validation import ParameterError
 from .parts import AlphaUpdate, LocalEstimator, Parameterisation, StepSize
-from .step_sizes import Constant, Incremental, PolynomialDecay
+from .step_sizes import Constant, Floored, Incremental, PolynomialDecay
 
 
 # The paper's settings (Dupuy & Bach 2016, section 5.1: P = 20 local passes, rho_i = i^-1/2):
@@ -64,7 +64,8 @@ class PartSettings:
     parameters, and saves them in the model file as a JSON object, `as_dict`).
 
     ``local_passes``: P of the local estimator; ``step_offset``, ``step_decay``: tau0 and kappa
-    of the polynomial step size; ``corpus_size``: D of Bayesian topics (None: unknown);
+    of the polynomial step size; ``step_floor``: the least step size of any schedule (0: none,
+    `step_sizes.Floored`); ``corpus_size``: D of Bayesian topics (None: unknown);
     ``topic_word_prior``: eta, already resolved (`default_topic_word_prior`);
     ``update_topic_word_prior``: Newton steps on eta (Bayesian topics); ``local_sampler``: the
     kernel of the local Gibbs step, "auto", "sparse", "dense" or "mh"
@@ -73,6 +74,7 @@ class PartSettings:
     local_passes: int = DEFAULT_LOCAL_PASSES
     step_offset: float = DEFAULT_STEP_OFFSET
     step_decay: float = DEFAULT_STEP_DECAY
+    step_floor: float = 0.0
     corpus_size: int | None = None
     topic_word_prior: float | None = None
     update_topic_word_prior: bool = False
@@ -220,6 +222,14 @@ class Parts:
     full_batch: bool
 
 
+def step_size_of(name: str, settings: "PartSettings | Mapping[str, Any]"):
+    """The step size ``name`` of `STEP_SIZES` built from ``settings``, floored at its
+    ``step_floor`` when that is positive (`Floored`)."""
+    settings = PartSettings.of(settings)
+    schedule = STEP_SIZES[name](settings)
+    return Floored(schedule, settings.step_floor) if settings.step_floor > 0 else schedule
+
+
 def build_parts(method, settings: "PartSettings | Mapping[str, Any]") -> Parts:
     """Instantiate the parts of ``method`` with the hyperparameters ``settings`` (a
     `PartSettings`, or a mapping of its fields); a part that cannot be built from them (e.g.
@@ -229,7 +239,8 @@ def build_parts(method, settings: "PartSettings | Mapping[str, Any]") -> Parts:
     built = {}
     for axis, registry in _AXES.items():
         try:
-            built[axis] = registry[getattr(spec, axis)](settings)
+            built[axis] = (step_size_of(spec.step_size, settings) if axis == "step_size"
+                           else registry[getattr(spec, axis)](settings))
         except ValueError as error:
             raise ParameterError(f"method {spec.name!r}: {error}") from None
     return Parts(boosted=bool(spec.boosted), full_batch=bool(spec.full_batch), **built)

@@ -1,7 +1,7 @@
 """Step sizes rho_i of online EM (equation 3), as small value objects.
 
 Each takes the 1-based step index i, the documents of the minibatch and the documents blended
-before it; only `Incremental` uses the counts.
+before it; only `Incremental` uses the counts. `Floored` bounds any of them from below.
 """
 
 from __future__ import annotations
@@ -56,3 +56,26 @@ class Constant:
 
     def __call__(self, step: int, batch_documents: float = 0.0, seen_documents: float = 0.0) -> float:
         return float(self.value)
+
+
+@dataclass(frozen=True)
+class Floored:
+    """rho_i = max(schedule's rho_i, floor), floor in (0, 1): online EM that forgets.
+
+    A decreasing schedule makes s_i an average over the whole stream (the convergence
+    conditions of Cappe & Moulines 2009: sum rho_i infinite, sum rho_i^2 finite), so late
+    documents barely move a model trained long ago. With a floor, eq. 3 becomes an exponential
+    moving average once the schedule falls below it: the minibatch of n steps ago weighs about
+    floor (1 - floor)^n, a memory of about 1/floor minibatches, and the topics follow a stream
+    whose topics drift (the constant-step regime of stochastic approximation, which tracks a
+    moving optimum at the price of a variance of order floor)."""
+
+    schedule: object
+    floor: float
+
+    def __post_init__(self):
+        if not 0.0 < self.floor < 1.0:
+            raise ValueError(f"a step size floor must lie in (0, 1), got {self.floor!r}")
+
+    def __call__(self, step: int, batch_documents: float = 0.0, seen_documents: float = 0.0) -> float:
+        return max(self.schedule(step, batch_documents, seen_documents), self.floor)
