@@ -171,6 +171,9 @@ def test_files_that_cannot_continue_exactly_are_refused(tmp_path, capsys, halves
         error = capsys.readouterr().err
         assert code == 2 and message in error, (name, error)
         assert not (tmp_path / "x.stm").exists()
+    code = main(["update", str(tmp_path / "m.stm"), str(second), "--time-field", "date", "-o",
+                 str(tmp_path / "x.stm")])
+    assert code == 2 and "cannot sort" in capsys.readouterr().err
     with pytest.raises(ModelFileError, match="written by streamtopics 0.0.1"):
         load_trainable(tmp_path / "old.stm")
 

@@ -65,6 +65,10 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     output = existing_parent(args.output)
+    if "time_field" in text_options(args):
+        raise InputError("update trains on INPUT in the order it is read, as a stream: "
+                         "--time-field cannot sort it (preprocess --time-field writes a corpus "
+                         "directory in time order)")
     model = load_trainable(args.model)
     before = np.array(model.components_)
     vocabulary_before = int(model.vocabulary_.size)
