@@ -44,6 +44,7 @@ bench: $(BIN)/python $(BIGARTM)/bin/python
 	$(BIN)/python bench/boosted_cost.py
 	$(BIN)/python bench/evaluation_speed.py
 	$(BIN)/python bench/serving.py
+	$(BIN)/python bench/timeline.py
 	$(BIN)/python bench/summary.py
 
 clean:

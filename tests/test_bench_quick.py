@@ -23,7 +23,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
 SCRIPTS = ("vs_peers", "vs_tomotopy", "cgs_throughput", "long_stream", "distributed",
-           "threads", "kernel_cost", "boosted_cost", "evaluation_speed", "serving")
+           "threads", "kernel_cost", "boosted_cost", "evaluation_speed", "serving", "timeline")
 # What the scripts' docstrings promise for the planted corpus of `measuring.planted`.
 TRUTH_MARGIN = 0.02  # no model beats the true model's log-perplexity by more than 2%
 
@@ -218,3 +218,20 @@ def test_summary(results):
         row = next(line for line in page.splitlines() if line.startswith(f"| `bench/{script}.py`"))
         assert "not run" not in row
     assert (output / "summary.md").read_text().count("| planted | 5 |") >= 4
+
+
+def test_timeline(results):
+    """Forward chaining on the planted drifting corpus: every period after the first scored
+    by each model; the models of the stream in time order beat the static model of the whole
+    past (they follow the drift); the dynamic topic models ran where installed."""
+    document = result(results, "timeline")
+    chained = document["forward"]
+    assert chained["scored_periods"] == len(chained["periods"]) == 5
+    for row in chained["periods"]:
+        for name in ("time order", "tracking", "static"):
+            assert math.isfinite(row[f"{name}_per_document"])
+    assert chained["wins"]["tracking"] >= 4 and chained["wins"]["time order"] >= 4
+    ahead = document["one_step_ahead"]
+    assert {"time order", "tracking", "static"} <= set(ahead["per_document"])
+    for name, score in ahead["per_document"].items():
+        assert math.isfinite(score) and finite_positive(ahead["seconds"][name]), name

@@ -159,3 +159,30 @@ def test_dated_fit_checkpoints_and_resumes_bit_identical(run, tmp_path, capsys, 
     assert sorted(plain) == sorted(resumed)
     for name in plain:
         np.testing.assert_array_equal(plain[name], resumed[name])
+
+
+def test_track_saves_snapshots_that_the_tables_show(run, tmp_path, capsys):
+    """``--track``: the same input trained as a tracking run; the model file holds one
+    snapshot per period (topics and alphas), and topics.jsonl lists each snapshot's words."""
+    _, _, source = run
+    output = tmp_path / "tracked"
+    code = main(["timeline", str(source), "--time-field", "date", "-k", "3", "--min-count", "1",
+                 "--max-df", "1", "--batch-size", "50", "--track", "0.2", "-o", str(output),
+                 "--json"])
+    assert code == 0
+    assert json.loads(capsys.readouterr().out)["tracking_floor"] == 0.2
+    entry, arrays = read_timeline(output / "model.stm")
+    assert entry["snapshots"] == ["2000", "2001", "2002"] and entry["step_floor"] == 0.2
+    snapshots = arrays["timeline_snapshots"]
+    model = load_estimator(output / "model.stm")
+    assert snapshots.shape == (3, 3, model.vocabulary_.size)
+    assert arrays["timeline_snapshot_alphas"].shape == (3, 3)
+    np.testing.assert_array_equal(snapshots[-1], model.components_)  # the last is the model
+    vocabulary = model.vocabulary_
+    for row in map(json.loads, (output / "topics.jsonl").open()):
+        t = ["2000", "2001", "2002"].index(row["period"])
+        top = np.argsort(-snapshots[t, row["topic"]], kind="stable")[:len(row["words"])]
+        assert row["words"] == vocabulary[top].tolist()
+    assert main(["timeline", str(source), "--time-field", "date", "--track", "--passes", "2",
+                 "-o", str(tmp_path / "x")]) == 2
+    assert "one pass" in capsys.readouterr().err

@@ -5,7 +5,10 @@ Reads a dated input (raw JSONL or CSV with ``--time-field``, or a corpus directo
 a time; raw text goes through the preprocessing of ``streamtopics preprocess``), sorts it by
 time, fits G-OEM (or ``--method``) in one pass in time order (``--passes N``: N), then writes
 into DIR the model file with its periods (``model.stm``), ``prevalence.csv``, ``topics.jsonl``
-and the figures (``timeline.html``): `streamtopics.timeline` describes each.
+and the figures (``timeline.html``): `streamtopics.timeline` describes each. ``--track FLOOR``
+trains the one pass as a tracking run instead (`timeline.tracking`: a step-size floor, the
+topics snapshotted at each period's end and saved in the model file), and the tables and
+figures show the snapshots.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from ..corpus.time import CALENDAR_PERIODS, document_times, iso
 from ..errors import InputError
 from ..estimators import OnlineLDA
 from ..inference.presets import PRESETS
-from ..timeline import DEFAULT_PRIOR_TOKENS, topics_over_time
+from ..timeline import (DEFAULT_PRIOR_TOKENS, DEFAULT_TRACKING_FLOOR, topics_over_time,
+                        track_topics)
 from ..timeline.outputs import (save_timeline_model, write_prevalence_csv, write_timeline_page,
                                 write_topics_jsonl)
 from .common import (add_json_flag, add_text_options, add_threads_option, default_of, emit,
@@ -50,6 +54,12 @@ def register(subparsers) -> None:
     parser.add_argument("--passes", type=positive_int, default=1,
                         help="passes over the input in time order (default: 1, a stream's one "
                              "pass; a corpus of a few thousand documents needs more)")
+    parser.add_argument("--track", type=float, nargs="?", const=DEFAULT_TRACKING_FLOOR,
+                        default=None, metavar="FLOOR",
+                        help=f"let the topics follow the stream: one pass with the step size "
+                             f"floored at FLOOR (default {DEFAULT_TRACKING_FLOOR:g}), the topics "
+                             f"snapshotted at each period's end; the outputs show the snapshots "
+                             f"(docs/timeline.md, (c))")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     parser.add_argument("--words", type=positive_int, default=10,
                         help="top words per period and topic in topics.jsonl (default: 10)")
@@ -84,11 +94,19 @@ def run(args) -> int:
                          "--time-field FIELD", args.input)
     model = OnlineLDA(n_passes=args.passes, random_state=args.seed,
                       **given(n_topics=args.topics, method=args.method,
-                              batch_size=args.batch_size)).fit(corpus)
-    result = topics_over_time(model, corpus, args.period, prior_tokens=args.prior_tokens)
+                              batch_size=args.batch_size, step_floor=args.track))
+    tracked = None
+    if args.track is None:
+        model.fit(corpus)
+        result = topics_over_time(model, corpus, args.period, prior_tokens=args.prior_tokens)
+    elif args.passes != 1:
+        raise InputError("--track follows the stream in one pass: drop --passes")
+    else:
+        tracked = track_topics(model, corpus, args.period)
+        result = tracked.as_timeline(model.components_)
     output.mkdir(parents=True, exist_ok=True)
     time_field = args.time_field or "time"
-    save_timeline_model(output / "model.stm", model, result, times, time_field)
+    save_timeline_model(output / "model.stm", model, result, times, time_field, tracked)
     write_prevalence_csv(output / "prevalence.csv", result)
     write_topics_jsonl(output / "topics.jsonl", result, args.words)
     write_timeline_page(output / "timeline.html", result,
@@ -96,8 +114,8 @@ def run(args) -> int:
     summary = {
         "input": str(args.input), "output": str(output), "documents": corpus.n_documents,
         "tokens": corpus.n_tokens, "words": corpus.n_words, "topics": model.n_topics,
-        "passes": args.passes, "period": result.periods.spec, "first": iso(times.min()),
-        "last": iso(times.max()),
+        "passes": args.passes, "tracking_floor": args.track, "period": result.periods.spec,
+        "first": iso(times.min()), "last": iso(times.max()),
         "periods": [{"label": label, "documents": int(n)}
                     for label, n in zip(result.labels, result.periods.counts)],
         "files": ["model.stm", "prevalence.csv", "topics.jsonl", "timeline.html"],

@@ -10,9 +10,10 @@ time) as a self-contained HTML page or a section of ``streamtopics report``.
 - The model file (`save_timeline_model`): the fitted model as ``streamtopics fit`` writes it
   (any command reads it), plus the metadata entry ``timeline`` (``time_field``, ``period``,
   ``periods``: label, documents, first and last time of each, ``prior_tokens``) and the arrays
-  ``timeline_prevalence`` and ``timeline_tokens`` (P x K). Topic snapshots taken at the
-  periods' ends would go beside them as ``timeline_snapshots`` (P x K x V), listed in the
-  entry's ``snapshots``, which is empty here.
+  ``timeline_prevalence`` and ``timeline_tokens`` (P x K). A tracking run (`tracking`) adds its
+  topics at the periods' ends, ``timeline_snapshots`` (P x K x V) and their alphas
+  ``timeline_snapshot_alphas`` (P x K), the entry's ``snapshots`` listing their periods and
+  ``step_floor`` its floor (``snapshots`` is empty for a model fitted once).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from ..atomic import atomic_write
 from ..corpus.time import iso
 from ..persistence import load_model, save_model
 from .over_time import TopicsOverTime
+from .tracking import TrackedTopics
 
 PALETTE = ("#4a78b5", "#e0762b", "#5aa469", "#c8504b", "#8b6bb8", "#8c6d4f", "#d57fbf",
            "#7f7f7f", "#b5b53a", "#3fb2c4")
@@ -52,23 +54,32 @@ def write_topics_jsonl(path, result: TopicsOverTime, n_words: int = 10) -> None:
     atomic_write(path, lambda handle: handle.write(data))
 
 
-def timeline_metadata(result: TopicsOverTime, times, time_field: str | None) -> dict:
+def timeline_metadata(result: TopicsOverTime, times, time_field: str | None,
+                      tracked: TrackedTopics | None = None) -> dict:
     """The model file's ``timeline`` entry for ``result`` over documents dated ``times``."""
     periods = []
     for t, label in enumerate(result.labels):
         inside = times[result.periods.index == t]
         periods.append({"label": label, "documents": int(result.periods.counts[t]),
                         "first": iso(inside.min()), "last": iso(inside.max())})
-    return {"time_field": time_field, "period": result.periods.spec, "periods": periods,
-            "prior_tokens": result.prior_tokens, "snapshots": []}
+    entry = {"time_field": time_field, "period": result.periods.spec, "periods": periods,
+             "prior_tokens": result.prior_tokens, "snapshots": []}
+    if tracked is not None:
+        entry.update(snapshots=list(tracked.labels), step_floor=tracked.step_floor)
+    return entry
 
 
 def save_timeline_model(path, model, result: TopicsOverTime, times,
-                        time_field: str | None = None) -> None:
-    """Write ``model`` with its timeline (module docstring) to ``path``."""
+                        time_field: str | None = None,
+                        tracked: TrackedTopics | None = None) -> None:
+    """Write ``model`` with its timeline (module docstring) to ``path``; with ``tracked``, its
+    snapshots too."""
     arrays, metadata = model.model_file_contents()
     arrays.update(timeline_prevalence=result.prevalence, timeline_tokens=result.tokens)
-    metadata["timeline"] = timeline_metadata(result, times, time_field)
+    if tracked is not None:
+        arrays.update(timeline_snapshots=tracked.snapshots,
+                      timeline_snapshot_alphas=tracked.alphas)
+    metadata["timeline"] = timeline_metadata(result, times, time_field, tracked)
     save_model(path, arrays, metadata)
 
 
