@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=False)
 def digamma(x):
     """The digamma function psi(x) = d/dx log Gamma(x) for x > 0, to about 1e-15 relative
     accuracy.
@@ -25,6 +25,11 @@ def digamma(x):
     Shifts x to >= 10 with the recurrence psi(x) = psi(x + 1) - 1/x (the shifts summed as one
     fraction, a single division), then the asymptotic series
     log x - 1/(2x) - sum_k B_2k / (2k x^2k) up to the x^-12 term (next term < 1e-15).
+
+    Never cached on its own: a kernel that calls it (cached itself) compiles it in. A copy
+    cached by another caller would be linked instead, and LLVM optimises a linked call
+    differently from an inlined one, so the variational kernels' last bits (and
+    `tests/test_bit_identity.py`) would depend on which kernel had been compiled first.
     """
     numerator = 0.0
     denominator = 1.0
