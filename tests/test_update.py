@@ -151,6 +151,19 @@ def test_a_new_word_needs_the_minimum_count_and_the_count_survives_a_model_file(
     _same_state(interrupted, straight)
 
 
+def test_update_with_raw_text_counts_each_token_once(tmp_path, capsys):
+    model = OnlineLDA(n_topics=2, random_state=0, local_passes=2, min_word_count=1)
+    model.partial_fit_text(["alpha beta gamma", "beta gamma delta"], stopwords=frozenset())
+    model.save(tmp_path / "m.stm")
+    (tmp_path / "new.jsonl").write_text(json.dumps({"text": "alpha the the zeta"}) + "\n")
+    assert main(["update", str(tmp_path / "m.stm"), str(tmp_path / "new.jsonl"),
+                 "--grow-vocabulary", "-o", str(tmp_path / "b.stm"), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["tokens_dropped"] == {"stop word": 2}  # "zeta" joins (min_word_count 1)
+    assert report["tokens_kept"] == 2 and report["documents_read"] == 1
+    assert report["vocabulary"] == {"before": 4, "after": 5, "waiting": 0}
+
+
 def test_files_that_cannot_continue_exactly_are_refused(tmp_path, capsys, halves, monkeypatch):
     whole, first, second, corpus = halves
     model = OnlineLDA(n_topics=K, n_passes=1, random_state=0).fit(corpus)

@@ -127,9 +127,10 @@ def _update_online(model, args) -> tuple[ReadReport, int]:
 
 
 def _with_mapping(reading: ReadReport | None, mapping: ReadReport | None) -> ReadReport:
-    """The reader's report with the words the model mapped (`OnlineLDA.partial_fit` of
-    documents over another vocabulary) counted in: tokens kept, and dropped by reason."""
-    if reading is None or mapping is None or reading is mapping or reading.source == mapping.source:
+    """The reader's report with the words the model mapped by name (`OnlineLDA.partial_fit` of
+    documents over another vocabulary, whose report is named "partial_fit") counted in: tokens
+    kept, and dropped by reason. Raw text's report already is the model's (`train_stream`)."""
+    if reading is None or mapping is None or mapping.source != "partial_fit":
         return reading or mapping or ReadReport()
     reading.tokens_kept = mapping.tokens_kept
     for reason, n in mapping.tokens_dropped.items():
