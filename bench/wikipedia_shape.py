@@ -1,0 +1,86 @@
+"""At the shape of BigARTM's English Wikipedia run, how fast and how good is one pass of G-OEM
+against Vowpal Wabbit and BigARTM?
+
+A synthetic corpus of that shape (`shape_cost.synthetic`: K = 100 topics drawn from a
+Dirichlet(0.1) over V = ``--words`` words, a Dirichlet(0.05) topic mix per document, Poisson(300)
+tokens; ``--documents`` training and ``--test-documents`` test documents, seed 1, the corpus
+of ``streamtopics synth -k 100 -V 100000 --mean-length 300 --alpha 0.05 --seed 1``), one thread,
+side by side as `vs_peers` runs them (fits by turns, the best of ``--repeats``; left-to-right,
+R = 20, paired over the test documents):
+
+* ``G-OEM, one pass``: ``OnlineLDA(100, n_passes=1)`` at its defaults;
+* ``G-OEM, one pass, eta E`` for each E of ``--etas``: the same with ``topic_word_prior=E``
+  (the default eta was chosen on 10,000-word corpora; a larger one keeps a 100,000-word
+  model's documents on fewer topics, `shape_cost.py`);
+* Vowpal Wabbit's ``--lda`` and BigARTM updating phi every 1 and 8 batches (`engines`; skipped
+  with a line saying so where not installed);
+* the generating model.
+
+``--quick``: V = 1,000, K = 10, 600 documents of 60 tokens.
+
+Usage: python bench/wikipedia_shape.py [--documents 30000] [--test-documents 500]
+           [--words 100000] [--etas 1.0] [--repeats 2] [--skip NAME ...] [--quick]
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import engines
+from measuring import arguments, parse, seen_in, write_results
+from shape_cost import synthetic
+from vs_peers import BIGARTM, REFERENCE, best_rows, compare, headline, markdown
+
+MEAN_LENGTH = 300
+UPDATE_EVERY = (1, 8)
+
+
+def engine_table(etas) -> dict:
+    """name -> (the engine `engines.missing` checks, fit(train, K) -> `engines.Fitted`)."""
+    table = {REFERENCE: ("streamtopics", partial(engines.goem, n_passes=1))}
+    table.update({f"{REFERENCE}, eta {eta:g}": ("streamtopics", partial(
+        engines.goem, n_passes=1, topic_word_prior=eta)) for eta in etas})
+    table["Vowpal Wabbit"] = ("vowpalwabbit", engines.vowpal_wabbit)
+    table.update({BIGARTM.format(every): ("bigartm", partial(engines.bigartm, update_every=every))
+                  for every in UPDATE_EVERY})
+    return table
+
+
+def main() -> None:
+    parser = arguments(__doc__)
+    parser.add_argument("--documents", type=int, default=30000)
+    parser.add_argument("--test-documents", type=int, default=500)
+    parser.add_argument("--words", type=int, default=100000)
+    parser.add_argument("--etas", type=float, nargs="+", default=[1.0])
+    parser.add_argument("--skip", nargs="*", default=[], help="engines not to run (names)")
+    args = parse(parser)
+    n_topics, length = 100, MEAN_LENGTH
+    if args.quick:
+        args.documents, args.test_documents, args.words = 600, 60, 1000
+        n_topics, length = 10, 60
+    table = engine_table(args.etas)
+    skipped = {name: reason for name, (engine, _) in table.items()
+               if engine != "streamtopics" and (reason := engines.missing(engine))}
+    skipped.update({name: "--skip" for name in args.skip})
+    for name, reason in skipped.items():
+        print(f"skipped {name}: {reason}", flush=True)
+    fits = {name: fit for name, (_, fit) in table.items() if name not in skipped}
+    corpus, truth = synthetic(n_topics, args.words, args.documents + args.test_documents,
+                              length)
+    train, test = corpus[:args.documents], corpus[args.documents:]
+    engines.goem(train[:200], 10, n_passes=1)  # compiled outside the timing
+    name = f"synthetic V = {args.words:,}, {length} tokens"
+    rows = compare(name, train, seen_in(train, test), n_topics, fits, args, truth)
+    notes = [f"One thread; CPU seconds of training, best of {args.repeats} fits by turns; "
+             "held-out: left-to-right, R = 20, evaluation seed 0 for every model, on the test "
+             "documents restricted to the words seen in training. Vowpal Wabbit: "
+             f"{engines.VOWPAL_WABBIT}; BigARTM: {engines.BIGARTM} but update_every as named."]
+    notes += [f"Skipped {name}: {reason}." for name, reason in skipped.items()]
+    best = best_rows(rows)
+    write_results(args, {"skipped": skipped, "rows": rows, "best": best},
+                  "One pass at the shape of English Wikipedia, against the C++ engines",
+                  [*markdown(rows), "", *notes], headline(best))
+
+
+if __name__ == "__main__":
+    main()
