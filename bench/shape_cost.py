@@ -145,7 +145,8 @@ def in_fits(n_words, args) -> list[dict]:
     train, test = corpus[:args.documents], corpus[args.documents:]
     default = default_topic_word_prior("g-oem", n_topics)
     etas = list(dict.fromkeys([default, *args.etas]))
-    timings = interleaved({eta: partial(timed_fit, train, n_topics, eta) for eta in etas}, args.repeats)
+    timings = interleaved({eta: partial(timed_fit, train, n_topics, eta) for eta in etas},
+                          args.repeats)
     truth_scores = held_out(truth.beta, truth.alpha, test, particles=10)
     scores = {eta: held_out(timing.result[0].components_, timing.result[0].doc_topic_prior_,
                             test, particles=10) for eta, timing in timings.items()}

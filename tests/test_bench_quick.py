@@ -23,8 +23,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
 SCRIPTS = ("vs_peers", "vs_tomotopy", "cgs_throughput", "long_stream", "distributed",
-           "threads", "kernel_cost", "shape_cost", "wikipedia_shape", "boosted_cost",
-           "evaluation_speed", "serving")
+           "threads", "kernel_cost", "shape_cost", "wikipedia_shape", "wikipedia_stream",
+           "boosted_cost", "evaluation_speed", "serving")
 # What the scripts' docstrings promise for the planted corpus of `measuring.planted`.
 TRUTH_MARGIN = 0.02  # no model beats the true model's log-perplexity by more than 2%
 
@@ -180,6 +180,18 @@ def test_wikipedia_shape(results):
     for row in document["rows"]:
         if row["engine"] != "true model":
             assert finite_positive(row["cpu_ratio"]) and finite_positive(row["seconds"])
+
+
+def test_wikipedia_stream(results):
+    document = result(results, "wikipedia_stream")
+    [row] = document["rows"]
+    assert row["documents"] == 2000 and row["written"]["tokens"] > 0
+    for key in ("cpu_seconds", "wall_seconds", "peak_mb", "tokens_per_second",
+                "projected_wikipedia_seconds"):
+        assert finite_positive(row[key]), key
+    # one pass over the planted stream comes within 15% of the generating model's score
+    assert row["true_log_perplexity"] * (1 - TRUTH_MARGIN) <= row["log_perplexity"]
+    assert row["log_perplexity"] < 1.15 * row["true_log_perplexity"]
 
 
 def test_kernel_cost(results):
