@@ -11,15 +11,20 @@ R = 20, paired over the test documents):
 * ``G-OEM, one pass``: ``OnlineLDA(100, n_passes=1)`` at its defaults;
 * ``G-OEM, one pass, eta E`` for each E of ``--etas``: the same with ``topic_word_prior=E``
   (the default eta was chosen on 10,000-word corpora; a larger one keeps a 100,000-word
-  model's documents on fewer topics, `shape_cost.py`);
-* Vowpal Wabbit's ``--lda`` and BigARTM updating phi every 1 and 8 batches (`engines`; skipped
-  with a line saying so where not installed);
+  model's documents on fewer topics, `shape_cost.py`), and with each P of ``--local-passes``
+  (``local_passes=P``, named when it is not the default 20);
+* Vowpal Wabbit's ``--lda`` and BigARTM updating phi every 8 batches of 250 documents (its
+  best here: an update every batch is both slower and less accurate at this shape;
+  ``--bigartm-update-every`` runs others), both through `engines`, skipped with a line saying
+  so where not installed;
 * the generating model.
 
 ``--quick``: V = 1,000, K = 10, 600 documents of 60 tokens.
 
 Usage: python bench/wikipedia_shape.py [--documents 30000] [--test-documents 500]
-           [--words 100000] [--etas 1.0] [--repeats 2] [--skip NAME ...] [--quick]
+           [--words 100000] [--etas 1.0] [--local-passes 20] [--bigartm-update-every 8]
+           [--repeats 2]
+           [--skip NAME ...] [--quick]
 """
 
 from __future__ import annotations
@@ -32,17 +37,19 @@ from shape_cost import synthetic
 from vs_peers import BIGARTM, REFERENCE, best_rows, compare, headline, markdown
 
 MEAN_LENGTH = 300
-UPDATE_EVERY = (1, 8)
+PASSES = 20  # G-OEM's default P
 
 
-def engine_table(etas) -> dict:
+def engine_table(etas, local_passes, update_every) -> dict:
     """name -> (the engine `engines.missing` checks, fit(train, K) -> `engines.Fitted`)."""
     table = {REFERENCE: ("streamtopics", partial(engines.goem, n_passes=1))}
-    table.update({f"{REFERENCE}, eta {eta:g}": ("streamtopics", partial(
-        engines.goem, n_passes=1, topic_word_prior=eta)) for eta in etas})
+    table.update({f"{REFERENCE}, eta {eta:g}" + (f", P = {passes}" if passes != PASSES else ""):
+                  ("streamtopics", partial(engines.goem, n_passes=1, topic_word_prior=eta,
+                                           local_passes=passes))
+                  for eta in etas for passes in local_passes})
     table["Vowpal Wabbit"] = ("vowpalwabbit", engines.vowpal_wabbit)
     table.update({BIGARTM.format(every): ("bigartm", partial(engines.bigartm, update_every=every))
-                  for every in UPDATE_EVERY})
+                  for every in update_every})
     return table
 
 
@@ -52,13 +59,17 @@ def main() -> None:
     parser.add_argument("--test-documents", type=int, default=500)
     parser.add_argument("--words", type=int, default=100000)
     parser.add_argument("--etas", type=float, nargs="+", default=[1.0])
+    parser.add_argument("--local-passes", type=int, nargs="+", default=[PASSES],
+                        help="P of the G-OEM runs with the etas of --etas")
+    parser.add_argument("--bigartm-update-every", type=int, nargs="+", default=[8],
+                        help="BigARTM runs with each (batches between two updates of phi)")
     parser.add_argument("--skip", nargs="*", default=[], help="engines not to run (names)")
     args = parse(parser)
     n_topics, length = 100, MEAN_LENGTH
     if args.quick:
         args.documents, args.test_documents, args.words = 600, 60, 1000
         n_topics, length = 10, 60
-    table = engine_table(args.etas)
+    table = engine_table(args.etas, args.local_passes, args.bigartm_update_every)
     skipped = {name: reason for name, (engine, _) in table.items()
                if engine != "streamtopics" and (reason := engines.missing(engine))}
     skipped.update({name: "--skip" for name in args.skip})
