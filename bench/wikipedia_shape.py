@@ -34,7 +34,8 @@ from functools import partial
 import engines
 from measuring import arguments, parse, seen_in, write_results
 from shape_cost import synthetic
-from vs_peers import BIGARTM, REFERENCE, best_rows, compare, headline, markdown
+from vs_peers import (BIGARTM, REFERENCE, best_rows, compare, headline, markdown, notes,
+                      runnable)
 
 MEAN_LENGTH = 300
 PASSES = 20  # G-OEM's default P
@@ -69,28 +70,18 @@ def main() -> None:
     if args.quick:
         args.documents, args.test_documents, args.words = 600, 60, 1000
         n_topics, length = 10, 60
-    table = engine_table(args.etas, args.local_passes, args.bigartm_update_every)
-    skipped = {name: reason for name, (engine, _) in table.items()
-               if engine != "streamtopics" and (reason := engines.missing(engine))}
-    skipped.update({name: "--skip" for name in args.skip})
-    for name, reason in skipped.items():
-        print(f"skipped {name}: {reason}", flush=True)
-    fits = {name: fit for name, (_, fit) in table.items() if name not in skipped}
+    fits, skipped = runnable(engine_table(args.etas, args.local_passes,
+                                          args.bigartm_update_every), args.skip)
     corpus, truth = synthetic(n_topics, args.words, args.documents + args.test_documents,
                               length)
     train, test = corpus[:args.documents], corpus[args.documents:]
     engines.goem(train[:200], 10, n_passes=1)  # compiled outside the timing
     name = f"synthetic V = {args.words:,}, {length} tokens"
     rows = compare(name, train, seen_in(train, test), n_topics, fits, args, truth)
-    notes = [f"One thread; CPU seconds of training, best of {args.repeats} fits by turns; "
-             "held-out: left-to-right, R = 20, evaluation seed 0 for every model, on the test "
-             "documents restricted to the words seen in training. Vowpal Wabbit: "
-             f"{engines.VOWPAL_WABBIT}; BigARTM: {engines.BIGARTM} but update_every as named."]
-    notes += [f"Skipped {name}: {reason}." for name, reason in skipped.items()]
     best = best_rows(rows)
     write_results(args, {"skipped": skipped, "rows": rows, "best": best},
                   "One pass at the shape of English Wikipedia, against the C++ engines",
-                  [*markdown(rows), "", *notes], headline(best))
+                  [*markdown(rows), "", *notes(args, skipped)], headline(best))
 
 
 if __name__ == "__main__":

@@ -24,13 +24,12 @@ Usage: python bench/wikipedia_stream.py [--documents 1000000] [--words 100000]
 
 from __future__ import annotations
 
-import json
 import shutil
-import sys
 import time
 from pathlib import Path
 
-from measuring import arguments, held_out, parse, peak_mb, run_child, write_results
+from measuring import (arguments, child_options, child_step, held_out, parse, peak_mb,
+                       run_child, write_results)
 
 WIKIPEDIA_DOCUMENTS = 3_700_000
 ALPHA, TOPIC_CONCENTRATION = 0.05, 0.1
@@ -92,13 +91,9 @@ def main() -> None:
     parser.add_argument("--words", type=int, default=100_000)
     parser.add_argument("--test-documents", type=int, default=200)
     parser.add_argument("--eta", default="default", help="topic-word prior (default: G-OEM's)")
-    parser.add_argument("--workdir", type=Path, default=Path("/tmp/streamtopics-wikipedia"))
-    parser.add_argument("--keep", action="store_true", help="keep the files")
-    parser.add_argument("--child", nargs="+", help="run one step (internal)")
+    child_options(parser, "/tmp/streamtopics-wikipedia")
     args = parse(parser)
-    if args.child:
-        kind, *rest = args.child
-        print(json.dumps(CHILDREN[kind](*[int(x) if x.isdigit() else x for x in rest])))
+    if child_step(args, CHILDREN):
         return
     n_topics, length = 100, 300
     if args.quick:
