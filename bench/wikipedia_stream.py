@@ -14,7 +14,9 @@ child process (numba threads = 1):
    tokens per second, and the held-out score of the model and of the generating model
    (left-to-right, R = 10, on the test documents; not timed);
 3. the time of BigARTM's 3.7M-document run projected from the measured rate (tokens per CPU
-   second: the cost of a step grows with its tokens).
+   second: the cost of a step grows with its tokens);
+4. ``transform`` of the test documents by the trained model, in one call: documents per CPU
+   second, and the peak resident memory after it.
 
 ``--quick``: 2,000 documents of 60 tokens, V = 1,000, K = 10.
 
@@ -74,8 +76,13 @@ def child_train(workdir: str, n_topics: int, eta: str) -> dict:
     peak = peak_mb()
     test = read_uci(Path(workdir) / "docword.test.txt")
     truth = np.load(Path(workdir) / "truth.npz")
+    transform = time.process_time()
+    model.transform(test)
+    transform = time.process_time() - transform
     return {"documents": result.documents, "wall_seconds": wall,
             "cpu_seconds": cpu, "peak_mb": peak, "eta": model.topic_word_prior_,
+            "transform_documents_per_second": test.n_documents / transform,
+            "transform_peak_mb": peak_mb(),
             "log_perplexity": float(-held_out(model.components_, model.doc_topic_prior_, test,
                                               particles=10).mean()),
             "true_log_perplexity": float(-held_out(truth["beta"], truth["alpha"], test,
@@ -114,12 +121,15 @@ def main() -> None:
            "tokens_per_second": tokens_per_second, "projected_wikipedia_seconds": projected}
     lines = ["| documents | V | K | eta | wall s | CPU s | documents / CPU s | tokens / CPU s | "
              "peak RSS (MB) | held-out log-perplexity / doc (true model) | projected CPU time "
-             f"for {WIKIPEDIA_DOCUMENTS:,} documents |", "|---:|---:|---:|---:|" + "---:|" * 7,
+             f"for {WIKIPEDIA_DOCUMENTS:,} documents | transform: documents / CPU s | peak RSS "
+             "after it (MB) |", "|---:|---:|---:|---:|" + "---:|" * 9,
              f"| {row['documents']:,} | {args.words:,} | {n_topics} | {row['eta']:g} | "
              f"{row['wall_seconds']:.1f} | {row['cpu_seconds']:.1f} | "
              f"{row['documents_per_second']:,.0f} | {row['tokens_per_second']:,.0f} | "
              f"{row['peak_mb']:.0f} | {row['log_perplexity']:.1f} "
-             f"({row['true_log_perplexity']:.1f}) | {projected / 60:.0f} min |", "",
+             f"({row['true_log_perplexity']:.1f}) | {projected / 60:.0f} min | "
+             f"{row['transform_documents_per_second']:,.0f} | {row['transform_peak_mb']:.0f} |",
+             "",
              f"Synthetic stream of Poisson({length}) tokens, docword file "
              f"{written['file_mb']:.0f} MB; G-OEM one pass, P = 20, minibatches of 100, one "
              "thread, from the file with `train_stream`; held-out: left-to-right, R = 10, "
@@ -129,7 +139,8 @@ def main() -> None:
                 f"{row['documents_per_second']:,.0f} documents / CPU s, peak "
                 f"{row['peak_mb']:.0f} MB, held-out {row['log_perplexity']:.1f} (true model "
                 f"{row['true_log_perplexity']:.1f}); {WIKIPEDIA_DOCUMENTS:,} documents "
-                f"projected at {projected / 60:.0f} CPU min"]
+                f"projected at {projected / 60:.0f} CPU min; transform "
+                f"{row['transform_documents_per_second']:,.0f} documents / CPU s"]
     write_results(args, {"rows": [row]}, "One pass over a Wikipedia-sized stream from a file",
                   lines, headline)
 

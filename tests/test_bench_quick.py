@@ -187,7 +187,7 @@ def test_wikipedia_stream(results):
     [row] = document["rows"]
     assert row["documents"] == 2000 and row["written"]["tokens"] > 0
     for key in ("cpu_seconds", "wall_seconds", "peak_mb", "tokens_per_second",
-                "projected_wikipedia_seconds"):
+                "projected_wikipedia_seconds", "transform_documents_per_second"):
         assert finite_positive(row[key]), key
     # one pass over the planted stream comes within 15% of the generating model's score
     assert row["true_log_perplexity"] * (1 - TRUTH_MARGIN) <= row["log_perplexity"]
