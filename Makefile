@@ -41,6 +41,9 @@ bench: $(BIN)/python $(BIGARTM)/bin/python
 	$(BIN)/python bench/distributed.py
 	NUMBA_NUM_THREADS=2 $(BIN)/python bench/threads.py
 	$(BIN)/python bench/kernel_cost.py
+	$(BIN)/python bench/shape_cost.py
+	$(BIN)/python bench/wikipedia_shape.py
+	$(BIN)/python bench/wikipedia_stream.py
 	$(BIN)/python bench/boosted_cost.py
 	$(BIN)/python bench/evaluation_speed.py
 	$(BIN)/python bench/serving.py

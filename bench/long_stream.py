@@ -29,7 +29,8 @@ import sys
 import time
 from pathlib import Path
 
-from measuring import arguments, parse, peak_mb, run_child, write_results
+from measuring import (arguments, child_options, child_step, parse, peak_mb, run_child,
+                       write_results)
 
 N_WORDS, TRUE_TOPICS, MEAN_LENGTH = 1000, 10, 60.0
 MAX_GROWTH = 1.10
@@ -148,15 +149,9 @@ def main() -> int:
     parser.add_argument("--documents", type=int, default=500_000)
     parser.add_argument("--at", type=int, default=100_000, help="first measuring point")
     parser.add_argument("--topics", type=int, nargs="+", default=[10, 100])
-    parser.add_argument("--workdir", type=Path, default=Path("/tmp/streamtopics-long-stream"))
-    parser.add_argument("--keep", action="store_true", help="keep the files")
-    parser.add_argument("--child", nargs="+", help="run one step (internal)")
+    child_options(parser, "/tmp/streamtopics-long-stream")
     args = parse(parser)
-    if args.child:
-        kind, *rest = args.child
-        result = CHILDREN[kind](*[int(x) if x.isdigit() else x for x in rest])
-        if result is not None:
-            print(json.dumps(result))
+    if child_step(args, CHILDREN):
         return 0
     if args.quick:
         args.documents, args.at, args.topics = 3_000, 1_000, [10]

@@ -229,6 +229,26 @@ def run_child(script, *args, stdin=None) -> dict:
     return json.loads(output.strip().splitlines()[-1])
 
 
+def child_options(parser: argparse.ArgumentParser, workdir: str) -> None:
+    """The options of a script whose steps run in child processes (`run_child`): where their
+    files go, whether to keep them, and the step a child runs."""
+    parser.add_argument("--workdir", type=Path, default=Path(workdir))
+    parser.add_argument("--keep", action="store_true", help="keep the files")
+    parser.add_argument("--child", nargs="+", help="run one step (internal)")
+
+
+def child_step(args, children: dict) -> bool:
+    """In a child (``--child KIND ARGS``), run ``children[KIND]`` on ARGS (digits as integers)
+    and print its JSON result, if any: True; elsewhere False."""
+    if not args.child:
+        return False
+    kind, *rest = args.child
+    result = children[kind](*[int(x) if x.isdigit() else x for x in rest])
+    if result is not None:
+        print(json.dumps(result))
+    return True
+
+
 def children_cpu_seconds() -> float:
     """CPU seconds (user + system) of this process' finished children so far."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)

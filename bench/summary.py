@@ -23,7 +23,8 @@ from pathlib import Path
 from measuring import BENCH, RESULTS
 
 SCRIPTS = ("vs_peers", "vs_tomotopy", "cgs_throughput", "long_stream", "distributed",
-           "threads", "kernel_cost", "boosted_cost", "evaluation_speed", "serving", "timeline")
+           "threads", "kernel_cost", "shape_cost", "wikipedia_shape", "wikipedia_stream",
+           "boosted_cost", "evaluation_speed", "serving", "timeline")
 START, END = "<!-- bench-summary:start -->", "<!-- bench-summary:end -->"
 PAGES = (BENCH.parent / "README.md", BENCH.parent / "docs" / "performance.md")
 

@@ -54,6 +54,26 @@ def engine_table(args) -> dict:
     return table
 
 
+def runnable(table: dict, skip) -> tuple[dict, dict]:
+    """The fits of ``table`` (`engine_table`) whose engine is installed and not in ``skip``, and
+    why each other one is skipped (said on a line each)."""
+    skipped = {name: reason for name, (engine, _) in table.items()
+               if engine != "streamtopics" and (reason := engines.missing(engine))}
+    skipped.update({name: "--skip" for name in skip})
+    for name, reason in skipped.items():
+        print(f"skipped {name}: {reason}", flush=True)
+    return {name: fit for name, (_, fit) in table.items() if name not in skipped}, skipped
+
+
+def notes(args, skipped: dict) -> list[str]:
+    """The lines under the table: how the engines ran and were scored, which were skipped."""
+    lines = [f"One thread; CPU seconds of training, best of {args.repeats} fits by turns; "
+             "held-out: left-to-right, R = 20, evaluation seed 0 for every model, on the test "
+             "documents restricted to the words seen in training. Vowpal Wabbit: "
+             f"{engines.VOWPAL_WABBIT}; BigARTM: {engines.BIGARTM} but update_every as named."]
+    return lines + [f"Skipped {name}: {reason}." for name, reason in skipped.items()]
+
+
 def timed(fit, train, n_topics):
     """``fit(train, n_topics)`` as `measuring.interleaved` takes it: (seconds, fitted)."""
     fitted = fit(train, n_topics)
@@ -143,28 +163,17 @@ def main() -> None:
                         help="BigARTM runs with each (batches between two updates of phi)")
     parser.add_argument("--skip", nargs="*", default=[], help="engines not to run (names)")
     args = parse(parser)
-    table = engine_table(args)
-    skipped = {name: reason for name, (engine, _) in table.items()
-               if engine != "streamtopics" and (reason := engines.missing(engine))}
-    skipped.update({name: "--skip" for name in args.skip})
-    for name, reason in skipped.items():
-        print(f"skipped {name}: {reason}", flush=True)
-    fits = {name: fit for name, (_, fit) in table.items() if name not in skipped}
+    fits, skipped = runnable(engine_table(args), args.skip)
     data, topic_counts = corpora_and_topics(args, args.test_documents)
     for passes in (1, "auto"):  # compile outside the timing
         engines.goem(data[0][1][:200], 10, n_passes=passes)
     rows = [row for name, train, test, truth in data for n_topics in topic_counts
             for row in compare(name, train, seen_in(train, test), n_topics, fits, args, truth)]
-    notes = [f"One thread; CPU seconds of training, best of {args.repeats} fits by turns; "
-             "held-out: left-to-right, R = 20, evaluation seed 0 for every model, on the test "
-             "documents restricted to the words seen in training. Vowpal Wabbit: "
-             f"{engines.VOWPAL_WABBIT}; BigARTM: {engines.BIGARTM} but update_every as named."]
-    notes += [f"Skipped {name}: {reason}." for name, reason in skipped.items()]
     best = best_rows(rows)
     write_results(args, {"skipped": skipped, "vowpal_wabbit": engines.VOWPAL_WABBIT,
                          "bigartm": engines.BIGARTM, "rows": rows, "best": best},
                   "streamtopics against the online LDA peers, one thread, side by side",
-                  [*markdown(rows), "", *notes], headline(best))
+                  [*markdown(rows), "", *notes(args, skipped)], headline(best))
 
 
 if __name__ == "__main__":

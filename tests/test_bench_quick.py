@@ -23,7 +23,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
 SCRIPTS = ("vs_peers", "vs_tomotopy", "cgs_throughput", "long_stream", "distributed",
-           "threads", "kernel_cost", "boosted_cost", "evaluation_speed", "serving", "timeline")
+           "threads", "kernel_cost", "shape_cost", "wikipedia_shape", "wikipedia_stream",
+           "boosted_cost", "evaluation_speed", "serving", "timeline")
 # What the scripts' docstrings promise for the planted corpus of `measuring.planted`.
 TRUTH_MARGIN = 0.02  # no model beats the true model's log-perplexity by more than 2%
 
@@ -147,6 +148,50 @@ def test_threads(results):
         assert row["same_numbers"], row["command"]
         assert set(row["speed"]) == {"default", "1 thread", "2 threads"}
         assert all(finite_positive(speed) for speed in row["speed"].values())
+
+
+def test_shape_cost(results):
+    document = result(results, "shape_cost")
+    cells = [(row["V"], row["L"], row["K"]) for row in document["truth"]]
+    assert len(cells) == len(set(cells)) == 10
+    assert {v for v, _, _ in cells} == {300, 1000} and {k for _, _, k in cells} == {5, 10, 20}
+    for row in document["truth"]:
+        assert finite_positive(row["chain_ns"]) and finite_positive(row["statistics_ns"])
+        # the planted documents use few of the topics; a minibatch's words are V at most
+        assert 1 <= row["present"] <= row["K"] and row["words_per_minibatch"] <= row["V"]
+        assert row["words_per_minibatch"] <= row["entries_per_minibatch"]
+    fits = {(row["V"], row["eta"]): row for row in document["fits"]}
+    assert set(fits) == {(v, eta) for v in (300, 1000) for eta in (0.03, 0.3)}
+    for row in fits.values():
+        assert finite_positive(row["fit_ns"]) and row["chain_ns"] < row["fit_ns"]
+        assert row["default_eta"] == (row["eta"] == 0.03)
+        # a one-pass model scores below the generating model, within 15% of it
+        assert 0 < row["behind_truth_by"] < 0.15 * row["log_perplexity"]
+
+
+def test_wikipedia_shape(results):
+    document = result(results, "wikipedia_shape")
+    engines = {row["engine"]: row for row in document["rows"]}
+    assert {"G-OEM, one pass", "G-OEM, one pass, eta 1", "true model"} <= set(engines)
+    stdout = results[0]["wikipedia_shape"].stdout
+    for name in ("Vowpal Wabbit", "BigARTM, update every 8"):
+        assert (name in engines) != (f"skipped {name}" in stdout)
+    truth_not_beaten(document["rows"])
+    for row in document["rows"]:
+        if row["engine"] != "true model":
+            assert finite_positive(row["cpu_ratio"]) and finite_positive(row["seconds"])
+
+
+def test_wikipedia_stream(results):
+    document = result(results, "wikipedia_stream")
+    [row] = document["rows"]
+    assert row["documents"] == 2000 and row["written"]["tokens"] > 0
+    for key in ("cpu_seconds", "wall_seconds", "peak_mb", "tokens_per_second",
+                "projected_wikipedia_seconds", "transform_documents_per_second"):
+        assert finite_positive(row[key]), key
+    # one pass over the planted stream comes within 15% of the generating model's score
+    assert row["true_log_perplexity"] * (1 - TRUTH_MARGIN) <= row["log_perplexity"]
+    assert row["log_perplexity"] < 1.15 * row["true_log_perplexity"]
 
 
 def test_kernel_cost(results):

@@ -345,3 +345,42 @@ def test_without_proc_the_free_pages(tmp_path, monkeypatch):
                                                "SC_PAGE_SIZE": 4096}.__getitem__)
     assert memory.available_memory(meminfo=tmp_path / "none", cgroups=tmp_path / "none") == \
         4096 * 1000
+
+
+
+# A process that imports the package and frees a 64 MB array: the MB it still holds of it.
+KEPT_AFTER_FREE = """
+import numpy as np
+import streamtopics
+
+def resident_mb():
+    with open("/proc/self/status") as status:
+        line = next(line for line in status if line.startswith("VmRSS:"))
+    return int(line.split()[1]) / 1024
+
+before = resident_mb()
+np.ones(2 ** 23)  # allocated, written and freed
+print(resident_mb() - before)
+"""
+
+
+def kept_after_free(**variables) -> float:
+    import os
+    import subprocess
+    import sys
+    env = {name: value for name, value in os.environ.items() if not name.startswith("MALLOC_")}
+    env.update(variables, PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run([sys.executable, "-c", KEPT_AFTER_FREE], env=env, check=True,
+                          capture_output=True, text=True)
+    return float(done.stdout.split()[-1])
+
+
+@pytest.mark.skipif(__import__("platform").libc_ver()[0] != "glibc"
+                    or not __import__("os").path.exists("/proc/self/status"),
+                    reason="glibc's allocator, Linux's /proc")
+def test_freed_arrays_stay_for_the_next_unless_the_user_sets_the_allocator():
+    # Imported, the package keeps the freed memory for the next arrays (no new pages); with the
+    # user's own glibc setting (its default threshold, here) it is left alone, and the array's
+    # pages go back to the system when it is freed.
+    assert kept_after_free() > 48
+    assert kept_after_free(MALLOC_MMAP_THRESHOLD_="131072") < 16

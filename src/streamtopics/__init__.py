@@ -5,9 +5,11 @@ one online EM engine; collapsed Gibbs sampling with the CGS_p estimators (Papani
 2017); held-out evaluation by the left-to-right algorithm and document completion.
 """
 
+from .memory import keep_freed_arrays
 from .threads import prefer_short_spins, using_threads
 
 prefer_short_spins()  # before numba's first parallel kernel loads its OpenMP runtime
+keep_freed_arrays()  # an online step's arrays reuse freed memory, not new pages
 
 from ._version import __version__
 from .corpus import (Corpus, DocwordStream, ReadReport, TextStream, from_sparse, load_corpus,

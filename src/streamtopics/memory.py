@@ -19,10 +19,22 @@ memory, and warns (`MemoryWarning`) past `WARN_SHARE` of it. ``STREAMTOPICS_MEMO
 replaces the available memory the check plans with (a number of bytes with an optional K, M, G
 or T suffix, e.g. ``8G``), or turns the check off (``off``); estimates under `UNCHECKED_BELOW`
 are not checked at all, so small calls never read the system's files.
+
+`keep_freed_arrays` runs when the package is imported: it asks glibc's allocator to serve
+arrays up to `HEAP_ARRAYS` from its heap and to keep up to `KEPT_FREE` of freed memory there,
+unless the user has set glibc's own variables for them. An online step allocates its
+U x K word tables and entries x K accumulators afresh; by default glibc maps arrays above a
+threshold (at most 32 MB) straight from the system and hands them back when they are freed,
+and trims the top of its heap past twice that threshold, so each step's arrays arrive as new
+pages, each a page fault and a page of zeros. At a 100,000-word vocabulary this was about a
+quarter of a G-OEM fit (`docs/performance.md`, "Large vocabularies and long documents").
+Where the C library is not glibc, nothing changes.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
 import re
 from dataclasses import dataclass
@@ -372,3 +384,35 @@ def check_memory(estimate: MemoryEstimate, available: int | None = None) -> None
     if needed > WARN_SHARE * available:
         warn(f"{estimate}, more than {WARN_SHARE:.0%} of the {gib(available)} of memory "
              f"available", MemoryWarning)
+
+
+HEAP_ARRAYS = 2 ** 30
+"""Allocations up to this size come from glibc's heap (`keep_freed_arrays`)."""
+
+KEPT_FREE = 2 ** 30
+"""Freed memory at the top of glibc's heap kept for the next allocations, at most (bytes)."""
+
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
+ALLOCATOR_VARIABLES = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_",
+                       "MALLOC_MMAP_MAX_")
+"""glibc's variables for the same settings: a user who sets one (or a ``glibc.malloc``
+tunable) keeps the allocator as they set it."""
+
+
+def keep_freed_arrays() -> None:
+    """Serve arrays up to `HEAP_ARRAYS` from glibc's heap and keep `KEPT_FREE` of freed memory
+    (module docstring), unless the user has set `ALLOCATOR_VARIABLES` or a ``glibc.malloc``
+    tunable, or the C library is not glibc.
+    Only where memory comes from: every array holds the same values."""
+    if any(name in os.environ for name in ALLOCATOR_VARIABLES) or (
+            "glibc.malloc." in os.environ.get("GLIBC_TUNABLES", "")):
+        return
+    library = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(library) if library else None
+    except OSError:
+        libc = None
+    if libc is None or not hasattr(libc, "gnu_get_libc_version"):
+        return
+    libc.mallopt(_M_MMAP_THRESHOLD, HEAP_ARRAYS)
+    libc.mallopt(_M_TRIM_THRESHOLD, KEPT_FREE)
