@@ -168,13 +168,16 @@ def read_training_corpus(args):
     return corpus
 
 
-def read_onto_vocabulary(args, path, vocabulary, max_documents: int | None = None):
+def read_onto_vocabulary(args, path, vocabulary, max_documents: int | None = None,
+                         pipeline=None):
     """The documents of ``path`` (its ``args.split`` for a corpus directory; the first
     ``max_documents`` of them if given) read with the text options onto a model's
-    ``vocabulary``, the reading reported on stderr; returns the corpus read and its counts in
+    ``vocabulary``, raw text tokenised by ``pipeline`` (the model's ``text_pipeline_``, if
+    any), the reading reported on stderr; returns the corpus read and its counts in
     the vocabulary's column order. Tokens of words the model does not know are dropped and
     their number said on stderr (nothing is dropped silently)."""
-    corpus = load_corpus(path, vocabulary=list(vocabulary), split=args.split, **text_options(args))
+    corpus = load_corpus(path, vocabulary=list(vocabulary), split=args.split, tokenizer=pipeline,
+                         **text_options(args))
     report_reading(corpus.report)
     if max_documents is not None:
         corpus = corpus[:max_documents]
