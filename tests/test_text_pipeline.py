@@ -134,6 +134,16 @@ def test_the_corpus_directory_records_its_pipeline_and_the_model_keeps_it(traine
     assert load_model(model_path)[1]["text_pipeline"] == record
 
 
+def test_a_model_streamed_from_the_corpus_directory_keeps_its_pipeline(trained, tmp_path,
+                                                                      capsys):
+    directory, _ = trained
+    capsys.readouterr()
+    assert main(["fit", str(directory), "-k", "2", "--passes", "1", "--seed", "0",
+                 "-o", str(tmp_path / "streamed.stm")]) == 0
+    assert "into memory" not in capsys.readouterr().err     # one pass: streamed, not loaded
+    assert load_estimator(tmp_path / "streamed.stm").text_pipeline_ == read_pipeline(directory)
+
+
 def test_transform_tokenises_raw_text_as_the_corpus_was(trained, tmp_path, capsys):
     directory, model_path = trained
     new = tmp_path / "new.jsonl"

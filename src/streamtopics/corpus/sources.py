@@ -30,6 +30,7 @@ import scipy.sparse as sp
 
 from ..errors import InputError
 from .corpus import Corpus, ReadReport
+from .pipeline import read_pipeline
 from .preprocess import VocabularyMapper
 from .corpus_dir import corpus_dir_files
 from .files import TEXT_FORMATS, detect_format, resolve_vocabulary
@@ -122,14 +123,18 @@ def _raw_batches(documents: Iterator[RawDocument], batch_size: int
 
 class FileSource:
     """A file or corpus directory streamed with `stream_minibatches` (re-iterable: one pass per
-    ``batches`` call). Resuming parses and discards the consumed minibatches."""
+    ``batches`` call). Resuming parses and discards the consumed minibatches. A corpus
+    directory's minibatches carry its text pipeline (`read_pipeline`), which a model started on
+    them keeps, as it would from the whole corpus."""
 
     repeatable, raw, identity_after_reading = True, False, False
 
     def __init__(self, path, batch_size: int, vocabulary, format, text: dict, split: str,
                  pipeline=None):
         path = described = Path(path)
+        self.corpus_pipeline = None
         if path.is_dir() and detect_format(path) == "corpus-dir":
+            self.corpus_pipeline = read_pipeline(path)
             docword, corpus_vocabulary = corpus_dir_files(path, split)
             vocabulary = corpus_vocabulary if vocabulary is None else vocabulary
             path, format, described = docword, "uci", f"{path} ({split} split)"
@@ -153,8 +158,12 @@ class FileSource:
         return self._identity
 
     def batches(self, skip_documents: int) -> Iterator[tuple[Corpus, int]]:
-        return _skip_batches(((batch, batch.n_documents) for batch in self.stream),
-                             skip_documents, self.description)
+        return _skip_batches(((self._with_pipeline(batch), batch.n_documents)
+                              for batch in self.stream), skip_documents, self.description)
+
+    def _with_pipeline(self, batch: Corpus) -> Corpus:
+        batch.pipeline = self.corpus_pipeline
+        return batch
 
 
 class RawTextFile:
