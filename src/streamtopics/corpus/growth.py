@@ -47,7 +47,7 @@ import scipy.sparse as sp
 
 from .corpus import ReadReport
 from .pipeline import TextPipeline
-from .preprocess import DEFAULT_MIN_COUNT, UNKNOWN, document_name, document_parts
+from .preprocess import DEFAULT_MIN_COUNT, UNKNOWN, document_parts
 
 __all__ = ["DEFAULT_MIN_COUNT", "VOCABULARY_FULL", "RARE_NEW_WORD", "PENDING_LIMIT",
            "PendingWords", "Growth", "content_tokens", "token_counts", "grown_counts",
@@ -124,8 +124,7 @@ def content_tokens(documents, pipeline: TextPipeline, report: ReadReport) -> lis
     for document in documents:
         text, source_id, _ = document_parts(document)
         report.documents_read += 1
-        token_lists.append(pipeline.content(
-            pipeline.tokens(text, where=document_name(source_id, report)), report))
+        token_lists.append(pipeline.content(pipeline.tokens(text, source_id, report), report))
     return token_lists
 
 

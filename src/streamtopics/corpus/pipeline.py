@@ -133,6 +133,12 @@ def import_tokenizer(spec: str) -> Callable:
     return value
 
 
+def _document_name(source_id, report: ReadReport) -> str:
+    """A document as errors name it: its id in the source (or its number there) and the source."""
+    name = f"#{report.documents_read}" if source_id is None else str(source_id)
+    return name + (f" of {report.source}" if report.source else "")
+
+
 @dataclass(frozen=True)
 class TextPipeline:
     """How text becomes tokens (module docstring). ``tokenizer``: None (built-in) or a
@@ -186,13 +192,14 @@ class TextPipeline:
             return None
         return self.function if self.function is not None else import_tokenizer(self.tokenizer)
 
-    def tokens(self, text: str, where=None) -> list[str]:
-        """Step 1-2 tokens of ``text`` (``where``: the document, named in errors)."""
+    def tokens(self, text: str, source_id=None, report: ReadReport | None = None) -> list[str]:
+        """Step 1-2 tokens of ``text``; errors name the document by its ``source_id`` (else its
+        number, ``report.documents_read``) and ``report.source``."""
         function = self._tokenizer
         if function is None:
             return tokenize(text)
         result = function(text)
-        document = "" if where is None else f" for document {where}"
+        document = "" if report is None else f" for document {_document_name(source_id, report)}"
         if not isinstance(result, (list, tuple)) or not all(isinstance(t, str) for t in result):
             raise InputError(f"tokenizer {self.tokenizer!r} returned {type(result).__name__} "
                              f"{result!r:.60}{document}, not a list of strings")
@@ -205,6 +212,8 @@ class TextPipeline:
     def content(self, tokens: list[str], report: ReadReport) -> list[str]:
         """``tokens`` with phrases joined, then stop words and frequent words removed (counted
         in ``report``)."""
+        if self.phrases is None and not self._removed:
+            return tokens
         if self.phrases is not None:
             tokens = self.phrases.join(tokens, self.stop_words)
         content = [token for token in tokens if token not in self._removed]

@@ -136,7 +136,7 @@ def preprocess_documents(documents: Iterable, stopwords=None, max_df: float = 0.
         text, source_id, fields = document_parts(document)
         if own_report:
             report.documents_read += 1
-        tokens = pipeline.tokens(text, where=document_name(source_id, report))
+        tokens = pipeline.tokens(text, source_id, report)
         key = tuple(tokens)
         if key in seen:
             report.skip(DUPLICATE)
@@ -175,12 +175,6 @@ def preprocess_documents(documents: Iterable, stopwords=None, max_df: float = 0.
     return Corpus.from_token_lists(ids, pruning.words, labels=labels, metadata=metadata,
                                    report=report,
                                    pipeline=replace(pipeline, frequent=frozenset(pruning.frequent)))
-
-
-def document_name(source_id, report: ReadReport) -> str:
-    """A document as errors name it: its id in the source (or its number there) and the source."""
-    name = f"#{report.documents_read}" if source_id is None else str(source_id)
-    return name + (f" of {report.source}" if report.source else "")
 
 
 def _phrase_threshold(phrases: bool | float | None) -> float | None:
@@ -222,8 +216,7 @@ class VocabularyMapper:
             text, source_id, fields = document_parts(document)
             if own_report:
                 report.documents_read += 1
-            tokens = self.pipeline.content(
-                self.pipeline.tokens(text, where=document_name(source_id, report)), report)
+            tokens = self.pipeline.content(self.pipeline.tokens(text, source_id, report), report)
             document_ids = [self.index[t] for t in tokens if t in self.index]
             report.drop_tokens(UNKNOWN, len(tokens) - len(document_ids))
             empty += not document_ids
