@@ -163,6 +163,24 @@ def test_transform_tokenises_raw_text_as_the_corpus_was(trained, tmp_path, capsy
     assert plain.report.tokens_dropped == {UNKNOWN: 6}
 
 
+@pytest.mark.parametrize("command", [
+    ["transform", "{model}", "{text}"],
+    ["evaluate", "{model}", "{text}", "--metric", "coherence"],
+    ["report", "{model}", "{text}", "-o", "{tmp}/report.html"],
+    ["export", "{model}", "-o", "{tmp}/lda.json", "--format", "pyldavis", "--corpus", "{text}"],
+])
+def test_every_command_reading_raw_text_for_a_model_uses_its_record(trained, tmp_path, capsys,
+                                                                   command):
+    _, model_path = trained
+    new = tmp_path / "new.jsonl"
+    new.write_text("".join(json.dumps({"text": text}) + "\n" for text in _topic_documents(6, 2)))
+    capsys.readouterr()
+    names = {"model": model_path, "text": new, "tmp": tmp_path}
+    assert main([part.format(**names) for part in command]) == 0
+    reading = capsys.readouterr().err
+    assert "12 tokens dropped (in more than max_df of the documents)" in reading
+
+
 def _update(model_path, text_path, output, capsys) -> dict:
     capsys.readouterr()
     assert main(["update", str(model_path), str(text_path), "--grow-vocabulary",
