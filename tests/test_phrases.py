@@ -61,6 +61,10 @@ def test_join_is_greedy_left_to_right_and_never_joins_stop_words():
     assert phrases.join(["x", "b", "c", "a"], set()) == ["x", "b_c", "a"]
     assert phrases.join(["of", "x"], {"of"}) == ["of", "x"]
     assert Phrases.from_dict(phrases.as_dict()) == phrases
+    for bad in ({"threshold": "0.5"}, {"threshold": float("nan")}, {"min_count": 0},
+                {"min_count": 2.0}, {"bigrams": [["a"]]}, {"scoring": "default"}):
+        with pytest.raises(ValueError):
+            Phrases.from_dict({**phrases.as_dict(), **bad})
 
 
 def test_preprocess_learns_phrases_and_records_them():

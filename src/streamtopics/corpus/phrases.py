@@ -126,8 +126,11 @@ class Phrases:
                 isinstance(pair, list) and len(pair) == 2 and all(isinstance(w, str) for w in pair)
                 for pair in bigrams):
             raise ValueError("phrases: 'bigrams' must be a list of pairs of words")
-        return cls(frozenset(tuple(pair) for pair in bigrams), float(record["threshold"]),
-                   int(record["min_count"]))
+        threshold, min_count = record.get("threshold"), record.get("min_count")
+        if (type(threshold) not in (int, float)) or type(min_count) is not int:
+            raise ValueError("phrases: 'threshold' must be a number and 'min_count' an integer")
+        check_settings(threshold, min_count)
+        return cls(frozenset(tuple(pair) for pair in bigrams), float(threshold), min_count)
 
 
 def check_settings(threshold: float, min_count: int) -> None:
