@@ -14,7 +14,12 @@ from .common import positive_int
 
 def _threshold(text: str) -> float:
     """An argparse type: an NPMI threshold in [-1, 1)."""
-    value = float(text)
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a threshold: give one (--phrases 0.5) or put --phrases after "
+            f"INPUT") from None
     if not -1 <= value < 1:
         raise argparse.ArgumentTypeError(f"{text}: an NPMI threshold lies in [-1, 1)")
     return value
