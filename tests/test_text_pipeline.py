@@ -4,6 +4,7 @@ partial_fit_text) as the training corpus was."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 
@@ -220,6 +221,9 @@ def test_update_maps_raw_text_by_the_record_without_growth(trained, tmp_path, ca
                  "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["tokens_kept"] == 3 and result["tokens_dropped"] == {FREQUENT: 1}
+    stream = io.BytesIO(new.read_bytes())                  # a stream (stdin) is mapped alike
+    report = train_stream(load_trainable(model_path), stream, n_passes=1).report
+    assert report.tokens_kept == 3 and report.tokens_dropped == {FREQUENT: 1}
 
 
 def test_partial_fit_text_records_its_tokenizer_and_keeps_using_it(tmp_path):
