@@ -158,7 +158,8 @@ def train_stream(model, source, *, n_passes: int | None = None, vocabulary=None,
         A stream or an iterator allows one pass. Minibatches have the model's ``batch_size``
         (its one owner, saved with the model).
     vocabulary : the vocabulary of raw text (a word list or vocab file; default the fitted
-        model's), or of a docword file (default its ``vocab.*`` sibling).
+        model's), or of a docword file (default its ``vocab.*`` sibling). Raw text is tokenised
+        by the model's ``text_pipeline_`` when it has one (`corpus.pipeline`).
 
         A fitted ``model`` (one read by `load_trainable`) continues its training: a
         docword file's words are mapped onto the model's by word (`OnlineLDA.partial_fit` of a
@@ -167,7 +168,7 @@ def train_stream(model, source, *, n_passes: int | None = None, vocabulary=None,
 
         Growing vocabulary: when ``model.grow_vocabulary`` is set and the source is raw text (a
         text, JSON-lines, CSV file or ``.txt`` directory, ``"-"`` or a binary stream), the
-        minibatches of raw documents go to ``model.partial_fit_text`` (bundled stop words),
+        minibatches of raw documents go to ``model.partial_fit_text`` (its text pipeline),
         which adds new words within ``max_vocabulary``; ``vocabulary`` is then optional: the
         initial vocabulary (default: the first minibatch's words). ``result.report`` is (a
         copy of) the model's ``text_report_`` (tokens kept, tokens dropped by reason) with the
@@ -201,7 +202,8 @@ def train_stream(model, source, *, n_passes: int | None = None, vocabulary=None,
                       else None if stored is None else arrays["vocabulary"])
     text = {"text_field": text_field, "encoding": encoding, "errors": errors}
     source = open_source(source, int(model.batch_size), vocabulary, format, text, split,
-                         raw=bool(model.grow_vocabulary))
+                         raw=bool(model.grow_vocabulary),
+                         pipeline=getattr(model, "text_pipeline_", None))
     if source.raw and initial_vocabulary is not None:
         initial_vocabulary = resolve_vocabulary(initial_vocabulary, None, source.description)
     if n_passes > 1 and not source.repeatable:

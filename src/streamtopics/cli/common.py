@@ -12,10 +12,12 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..corpus.corpus import aligned_counts
+from ..corpus.pipeline import TextPipeline
 from ..corpus.readers import DECODING_ERRORS, TextDecoding, load_corpus
 from ..corpus.time import CALENDAR_PERIODS, TIME_ORDERS, TimeField
-from ..errors import InputError
+from ..errors import InputError, ModelFileError
 from ..estimators.online_lda import OnlineLDA
+from ..persistence import is_topics_only, load_model
 from ..reporting.strict_json import finite_json
 
 
@@ -168,13 +170,16 @@ def read_training_corpus(args):
     return corpus
 
 
-def read_onto_vocabulary(args, path, vocabulary, max_documents: int | None = None):
+def read_onto_vocabulary(args, path, vocabulary, max_documents: int | None = None,
+                         pipeline=None):
     """The documents of ``path`` (its ``args.split`` for a corpus directory; the first
     ``max_documents`` of them if given) read with the text options onto a model's
-    ``vocabulary``, the reading reported on stderr; returns the corpus read and its counts in
+    ``vocabulary``, raw text tokenised by ``pipeline`` (the model's ``text_pipeline_``, if
+    any), the reading reported on stderr; returns the corpus read and its counts in
     the vocabulary's column order. Tokens of words the model does not know are dropped and
     their number said on stderr (nothing is dropped silently)."""
-    corpus = load_corpus(path, vocabulary=list(vocabulary), split=args.split, **text_options(args))
+    corpus = load_corpus(path, vocabulary=list(vocabulary), split=args.split, tokenizer=pipeline,
+                         **text_options(args))
     report_reading(corpus.report)
     if max_documents is not None:
         corpus = corpus[:max_documents]
@@ -182,6 +187,19 @@ def read_onto_vocabulary(args, path, vocabulary, max_documents: int | None = Non
     if dropped:
         print(f"{dropped} tokens of words unknown to the model dropped", file=sys.stderr)
     return corpus, counts, dropped
+
+
+def recorded_pipeline(model_path) -> TextPipeline | None:
+    """The text pipeline the model file ``model_path`` records (`corpus.pipeline`), for
+    commands that read its topics without an estimator; None for a file without one (a plain
+    ``.npz``, a model fitted on a bare matrix)."""
+    if is_topics_only(model_path):
+        return None
+    record = load_model(model_path)[1].get("text_pipeline")
+    try:
+        return None if record is None else TextPipeline.from_dict(record)
+    except (KeyError, TypeError, ValueError) as error:
+        raise ModelFileError(f"{model_path}: malformed text pipeline ({error})") from None
 
 
 def add_json_flag(parser) -> None:

@@ -12,7 +12,7 @@ import sys
 import numpy as np
 
 from ..corpus.corpus import ReadReport
-from ..corpus.preprocess import load_stopwords
+from ..corpus.pipeline import load_stopwords
 from ..corpus.readers import TEXT_FORMATS, iter_raw_documents
 from ..dpp.likelihood import evaluate
 from ..dpp.model import OPTIMIZERS, LowRankDPP

@@ -22,7 +22,7 @@ from ..evaluation import (cv_coherence, document_completion, elbo, left_to_right
 from ..persistence import scored_topic_parameters
 from ..corpus.readers import TEXT_FORMATS, detect_format, load_corpus
 from .common import (add_json_flag, add_text_options, add_threads_option, default_of, emit,
-                     positive_int, progress, report_reading, text_options)
+                     positive_int, progress, recorded_pipeline, report_reading, text_options)
 
 METRICS = ("left-to-right", "left-to-right-smc", "completion", "elbo", "coherence")
 
@@ -84,7 +84,8 @@ def read_documents(args, model_vocabulary):
     if model_vocabulary is None:
         raise InputError("raw text is scored on the model's vocabulary, and this model file "
                          "has none: give a corpus directory or bag-of-words file", args.model)
-    return load_corpus(args.corpus_dir, vocabulary=list(model_vocabulary), **text_options(args))
+    return load_corpus(args.corpus_dir, vocabulary=list(model_vocabulary),
+                       tokenizer=recorded_pipeline(args.model), **text_options(args))
 
 
 def run(args) -> int:

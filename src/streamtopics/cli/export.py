@@ -66,7 +66,7 @@ def _pyldavis(args, output: Path) -> int:
                          "frequencies and topic proportions come from it)")
     model = load_estimator(args.model)
     corpus = load_corpus(args.corpus, vocabulary=list(model.vocabulary_), split=args.split,
-                         **text_options(args))
+                         tokenizer=model.text_pipeline_, **text_options(args))
     report_reading(corpus.report)
     arguments = to_pyldavis(model, corpus)
     dropped = corpus.n_tokens - int(arguments["doc_lengths"].sum())

@@ -46,7 +46,8 @@ def run(args) -> int:
     if not isinstance(model, MultiLabelModel):
         raise InputError(f"{type(model).__name__} predicts no labels: fit a model with --model "
                          f"labeled-lda, prior-lda, labeled-g-oem or prior-cvb0", args.model)
-    _, counts, _ = read_onto_vocabulary(args, args.documents, model.vocabulary_)
+    _, counts, _ = read_onto_vocabulary(args, args.documents, model.vocabulary_,
+                                        pipeline=model.text_pipeline_)
     if counts.shape[0] == 0:
         raise InputError("no documents", args.documents)
     n_labels = None if args.n_labels is None else n_labels_choice(args.n_labels)

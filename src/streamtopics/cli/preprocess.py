@@ -2,7 +2,8 @@
 
 Tokenise, drop duplicates and stop words, prune the vocabulary, split into train and test
 (`streamtopics.corpus.preprocess` describes each step), then write ``vocab.txt``,
-``{train,test}.{docword.txt,tokens.jsonl,meta.jsonl}`` and ``stats.json``. With
+``{train,test}.{docword.txt,tokens.jsonl,meta.jsonl}``, ``stats.json`` and ``pipeline.json``
+(how the text was tokenised: `corpus.pipeline`, which models fitted on the directory keep). With
 ``--time-field``, each split is written in time order (unless ``--time-order`` says otherwise)
 with the documents' times in the ``time`` column of its ``meta.jsonl`` (`corpus.time`).
 """
@@ -15,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ..corpus.corpus import ReadReport
+from ..corpus.pipeline import write_pipeline
 from ..corpus.preprocess import DUPLICATE, EMPTY_AFTER, preprocess_documents, shuffle_split
 from ..corpus.readers import TEXT_FORMATS, detect_format, iter_raw_documents
 from ..corpus.time import TimeField, document_times, iso, sort_by_time
@@ -22,6 +24,7 @@ from ..corpus.writer import AtomicFile, write_corpus_dir
 from ..errors import InputError
 from .common import (add_json_flag, add_text_options, default_of, emit, progress,
                      report_reading, text_options)
+from .text_pipeline import add_pipeline_options, pipeline_options, pipeline_parameters
 
 
 def register(subparsers) -> None:
@@ -41,7 +44,8 @@ def register(subparsers) -> None:
                         help="field/column holding a label kept in meta.jsonl (default: "
                              "%(default)s)")
     parser.add_argument("--stopwords", metavar="FILE", default=None,
-                        help="stop-word file, one per line (default: the bundled English list)")
+                        help="stop-word file, one per line, replacing the bundled English list")
+    add_pipeline_options(parser)
     parser.add_argument("--max-df", type=float, default=_default("max_df"),
                         help="drop words in more than this fraction of documents (default: "
                              "%(default)s)")
@@ -86,7 +90,7 @@ def run(args) -> int:
     corpus = preprocess_documents(_documents_with_progress(documents), stopwords=args.stopwords,
                                   max_df=args.max_df, min_count=args.min_count,
                                   max_vocab=args.max_vocab, label_field=args.label_field,
-                                  report=report)
+                                  report=report, **pipeline_options(args))
     train, test = shuffle_split(corpus, args.test_size, args.seed)
     if args.time_field is not None and args.time_order in (None, TimeField.order):
         train, test = sort_by_time(train), sort_by_time(test)
@@ -102,6 +106,7 @@ def run(args) -> int:
     write_corpus_dir(train, output, "train")
     if test.n_documents:
         write_corpus_dir(test, output, "test")
+    write_pipeline(output, corpus.pipeline)
     stats = {
         "input": str(source), "output": str(output),
         "raw_docs": report.documents_read,
@@ -113,7 +118,8 @@ def run(args) -> int:
         "words_without_training_occurrence": test_only_words,
         "parameters": {"stopwords": args.stopwords or "bundled", "max_df": args.max_df,
                        "min_count": args.min_count, "max_vocab": args.max_vocab,
-                       "test_size": args.test_size, "seed": args.seed},
+                       "test_size": args.test_size, "seed": args.seed,
+                       **pipeline_parameters(args, corpus.pipeline)},
         "report": report.as_dict(),
     }
     times = document_times(corpus)

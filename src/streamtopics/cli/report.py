@@ -90,7 +90,8 @@ def run(args) -> int:
         raise InputError("--period needs a fitted model file and a dated CORPUS")
     if args.corpus is not None:
         read, counts, _ = read_onto_vocabulary(args, args.corpus, vocabulary,
-                                               None if args.period else args.max_docs)
+                                               None if args.period else args.max_docs,
+                                               getattr(model, "text_pipeline_", None))
         if args.period is not None:
             sections = (timeline_section(topics_over_time(model, read, args.period)),)
             read, counts = read[:args.max_docs], counts[:args.max_docs]

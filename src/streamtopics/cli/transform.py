@@ -1,7 +1,8 @@
 """`streamtopics transform MODEL DOCS`: document-topic proportions of new documents.
 
 DOCS is a corpus directory (``--split``, default test), a bag-of-words file or raw text (mapped
-onto the model's vocabulary; unknown words are dropped and counted). Uses the model's own local
+onto the model's vocabulary, tokenised as the model's training corpus was when its file records
+how: `corpus.pipeline`; unknown words are dropped and counted). Uses the model's own local
 estimator with the model fixed (`OnlineLDA.transform`). ``-o FILE`` writes every document's id,
 dominant topic and proportions (all K, or the ``--top`` N largest) as CSV with a header, JSON
 lines or ``.npz`` (`reporting.doc_topics`), each with the documents' own metadata fields (``id``,
@@ -48,7 +49,8 @@ def run(args) -> int:
     bare = path is not None and args.format is None and path.suffix == ".npy"
     format = None if path is None or bare else output_format(path, args.format)
     model = load_estimator(args.model)
-    corpus, counts, dropped = read_onto_vocabulary(args, args.documents, model.vocabulary_)
+    corpus, counts, dropped = read_onto_vocabulary(args, args.documents, model.vocabulary_,
+                                                   pipeline=model.text_pipeline_)
     if counts.shape[0] == 0:
         raise InputError("no documents to transform", args.documents)
     proportions = model.transform(counts)

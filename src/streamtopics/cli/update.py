@@ -148,7 +148,8 @@ def _update_labeled(model: LabeledOnlineLDA, args) -> tuple[ReadReport, int]:
         raise InputError("a labeled-g-oem model is updated with its own vocabulary and step "
                          "sizes: drop --grow-vocabulary, --min-word-count, --max-vocabulary "
                          "and --step-floor")
-    corpus, counts, _ = read_onto_vocabulary(args, args.input, model.vocabulary_)
+    corpus, counts, _ = read_onto_vocabulary(args, args.input, model.vocabulary_,
+                                             pipeline=model.text_pipeline_)
     path = args.labels or split_label_file(args.input, args.split)
     if path is None:
         raise InputError(f"a labeled model needs the new documents' labels: give --labels FILE "

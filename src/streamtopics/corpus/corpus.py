@@ -115,10 +115,13 @@ class Corpus:
     labels : optional sequence of D labels (a label, a list of labels, or None per document).
     metadata : optional list of D dicts.
     report : the `ReadReport` of the reader that produced the corpus, if any.
+    pipeline : how its text was tokenised (a `corpus.pipeline.TextPipeline`), if it was read
+        from raw text or a corpus directory that records it; a model fitted on the corpus keeps
+        it (``text_pipeline_``) to tokenise new text alike.
     """
 
     def __init__(self, counts, vocabulary: Sequence[str] | None = None, tokens=None,
-                 labels=None, metadata=None, report: ReadReport | None = None):
+                 labels=None, metadata=None, report: ReadReport | None = None, pipeline=None):
         self.counts = as_counts(counts)
         n_docs, n_words = self.counts.shape
         if vocabulary is None:
@@ -146,6 +149,7 @@ class Corpus:
         self.labels = None if labels is None else list(labels)
         self.metadata = None if metadata is None else list(metadata)
         self.report = report
+        self.pipeline = pipeline
 
     # --- constructors -------------------------------------------------------------------------
     @classmethod
@@ -198,7 +202,8 @@ class Corpus:
         rows = np.atleast_1d(rows)
         pick = (lambda values: None if values is None else [values[i] for i in rows])
         return Corpus(self.counts[rows], self.vocabulary, tokens=pick(self.tokens),
-                      labels=pick(self.labels), metadata=pick(self.metadata))
+                      labels=pick(self.labels), metadata=pick(self.metadata),
+                      pipeline=self.pipeline)
 
     def document_tokens(self) -> tuple[np.ndarray, np.ndarray]:
         """All documents' tokens as one flat int64 array of word ids plus D+1 offsets.

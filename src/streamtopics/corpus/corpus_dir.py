@@ -6,7 +6,8 @@ token order and metadata.
 the counts) and ``{split}.meta.jsonl`` (line i: a JSON object, labels from its ``label``
 field) are optional. Each file may also be gzipped (``.gz`` added). A meta field may date the
 documents (`corpus.time`): the one named by ``time_field``, else the ``time`` column when every
-line has one.
+line has one. ``pipeline.json``, if there, records how the text was tokenised
+(`corpus.pipeline`): the corpus carries it, and so does a model fitted on it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..errors import InputError
 from .bag_of_words import read_uci
 from .corpus import Corpus, ReadReport
 from .files import Reading, decode, find_file, parse_json
+from .pipeline import read_pipeline
 from .time import TimeField, TimeReading
 
 
@@ -143,7 +145,7 @@ def read_corpus_dir(path, split: str = "train", time_field: str | TimeField | No
         raise InputError(f"no {split}.meta.jsonl: no field {TimeField.of(time_field).name!r} "
                          f"for the time", directory)
     corpus = Corpus(bag.counts, bag.vocabulary, tokens=tokens, labels=labels,
-                    metadata=metadata, report=report)
+                    metadata=metadata, report=report, pipeline=read_pipeline(directory))
     if rows is not None:
         corpus = corpus[rows]
         corpus.report = report

@@ -23,7 +23,8 @@ The admission rule (``min_word_count``, ``max_vocabulary``):
 
 >>> from streamtopics.corpus import ReadReport
 >>> report = ReadReport()
->>> tokens = content_tokens(["the cat sat", "cat dog cat"], {"the"}, report)
+>>> pipeline = TextPipeline(stopwords=frozenset({"the"}))
+>>> tokens = content_tokens(["the cat sat", "cat dog cat"], pipeline, report)
 >>> counts, words = token_counts(tokens)
 >>> words, counts.toarray()
 (['cat', 'sat', 'dog'], array([[1, 1, 0],
@@ -45,7 +46,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .corpus import ReadReport
-from .preprocess import DEFAULT_MIN_COUNT, STOP_WORD, UNKNOWN, document_parts, tokenize
+from .pipeline import TextPipeline
+from .preprocess import DEFAULT_MIN_COUNT, UNKNOWN, document_parts
 
 __all__ = ["DEFAULT_MIN_COUNT", "VOCABULARY_FULL", "RARE_NEW_WORD", "PENDING_LIMIT",
            "PendingWords", "Growth", "content_tokens", "token_counts", "grown_counts",
@@ -114,16 +116,15 @@ class Growth:
     max_vocabulary: int | None = None
 
 
-def content_tokens(documents, stopwords, report: ReadReport) -> list[list[str]]:
-    """The tokens (`tokenize`) of each document (a string or a `RawDocument`) that are not in
-    ``stopwords``; the documents read and the stop words dropped are counted in ``report``."""
+def content_tokens(documents, pipeline: TextPipeline, report: ReadReport) -> list[list[str]]:
+    """The content tokens of each document (a string or a `RawDocument`) by ``pipeline``
+    (`TextPipeline.content`: stop words and words preprocessing found too frequent removed);
+    the documents read and the tokens dropped are counted in ``report``."""
     token_lists = []
     for document in documents:
-        tokens = tokenize(document_parts(document)[0])
-        content = [token for token in tokens if token not in stopwords]
+        text, source_id, _ = document_parts(document)
         report.documents_read += 1
-        report.drop_tokens(STOP_WORD, len(tokens) - len(content))
-        token_lists.append(content)
+        token_lists.append(pipeline.content(pipeline.tokens(text, source_id, report), report))
     return token_lists
 
 

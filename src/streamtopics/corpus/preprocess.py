@@ -6,41 +6,40 @@ its split) from its ``raw.jsonl.gz``:
 
 1. Unicode NFKC; the apostrophes U+2019, U+2018, U+02BC become ``'``; lowercase.
 2. Tokens: the regular expression ``[^\\W\\d_]+(?:'[^\\W\\d_]+)*`` (runs of letters, apostrophes
-   only inside words; digits and punctuation split tokens).
+   only inside words; digits and punctuation split tokens). A tokeniser of the user's
+   (``tokenizer=``) replaces steps 1-2, its tokens normalised as step 1 (`corpus.pipeline`).
 3. Exact duplicate documents (identical token sequences after step 2) are dropped, first kept.
-4. Stop words are removed (the bundled English list, or one given).
+   Optionally, phrases are learnt on the documents kept and joined (``a_b``, `corpus.phrases`).
+4. Stop words are removed (the bundled English list, or one given; plus extra words).
 5. With D the number of remaining documents: words in more than ``max_df`` * D documents are
    removed; then words with fewer than ``min_count`` occurrences; then the ``max_vocab`` most
    frequent words are kept, ties broken alphabetically. The vocabulary is ordered by decreasing
    frequency (ties alphabetical).
 6. Documents left empty are dropped; `shuffle_split` makes the train/test split.
 
-Every document and token that does not make it is counted in the corpus' `ReadReport`.
+Every document and token that does not make it is counted in the corpus' `ReadReport`; the
+corpus' ``pipeline`` (`corpus.pipeline.TextPipeline`) records steps 1-4 and the words step 5
+removed by ``max_df``, so that text read later is tokenised alike.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections import Counter
-from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
+from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
 import numpy as np
 
 from ..errors import InputError
 from .corpus import Corpus, ReadReport
+from .phrases import DEFAULT_MIN_COUNT as DEFAULT_PHRASE_MIN_COUNT
+from .phrases import DEFAULT_THRESHOLD as DEFAULT_PHRASE_THRESHOLD
+from .phrases import Phrases
+from .pipeline import FREQUENT, TextPipeline
 
-TOKEN_PATTERN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
-
-# Reasons, as they appear in reports.
+# Reasons, as they appear in reports (with `STOP_WORD` and `FREQUENT` of `corpus.pipeline`).
 DUPLICATE = "duplicate"
 EMPTY_AFTER = "empty after preprocessing"
-STOP_WORD = "stop word"
-FREQUENT = "in more than max_df of the documents"
 RARE = "fewer than min_count occurrences"
 CUT = "beyond max_vocab"
 UNKNOWN = "not in the vocabulary"
@@ -48,30 +47,6 @@ UNKNOWN = "not in the vocabulary"
 DEFAULT_MIN_COUNT = 5
 """Occurrences a word needs to enter a vocabulary: built in one go (`build_vocabulary`) or grown
 during training (`corpus.growth`)."""
-
-
-def normalize(text: str) -> str:
-    """Step 1: NFKC, one apostrophe, lowercase."""
-    return unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).lower()
-
-
-def tokenize(text: str) -> list[str]:
-    """Steps 1-2: the tokens of ``text`` in reading order."""
-    return TOKEN_PATTERN.findall(normalize(text))
-
-
-def load_stopwords(path=None) -> frozenset[str]:
-    """The stop words of ``path`` (one per line; blank lines and ``#`` comments ignored), or the
-    bundled English list when None. Entries are normalised like text (step 1)."""
-    if path is None:
-        text = resources.files("streamtopics").joinpath("data/stopwords_en.txt").read_text("utf-8")
-    else:
-        path = Path(path)
-        if not path.is_file():
-            raise InputError("no such stop-word file", path)
-        text = path.read_bytes().decode("utf-8", errors="replace")
-    words = (line.strip() for line in text.splitlines())
-    return frozenset(normalize(word) for word in words if word and not word.startswith("#"))
 
 
 def _check_options(max_df: float, min_count: int, max_vocab: int | None) -> None:
@@ -133,16 +108,25 @@ def _labels_and_metadata(sources: list, label_field: str | None):
 def preprocess_documents(documents: Iterable, stopwords=None, max_df: float = 0.2,
                          min_count: int = DEFAULT_MIN_COUNT, max_vocab: int | None = 10_000,
                          label_field: str | None = "label", report: ReadReport | None = None,
-                         source: str = "") -> Corpus:
+                         source: str = "", *, tokenizer=None, extra_stopwords=None,
+                         phrases: bool | float | None = None,
+                         phrase_min_count: int = DEFAULT_PHRASE_MIN_COUNT) -> Corpus:
     """Steps 1-6 (without the split) on raw documents: strings or `RawDocument`s.
 
     ``stopwords``: a set of words, a file path, or None for the bundled English list (pass an
-    empty set for none). A `RawDocument`'s fields become metadata (with ``orig_id``, its place
-    in the source), and its ``label_field`` the labels. ``report`` continues a reader's report.
+    empty set for none); ``extra_stopwords`` (words or a file) are removed as well. A
+    `RawDocument`'s fields become metadata (with ``orig_id``, its place in the source), and its
+    ``label_field`` the labels. ``report`` continues a reader's report.
+
+    ``tokenizer``: ``"module:function"`` or a function from text to a list of tokens, in place
+    of steps 1-2 (`corpus.pipeline`). ``phrases``: True or an NPMI threshold (True:
+    `corpus.phrases.DEFAULT_THRESHOLD`) learns phrases on the documents kept after step 3 (pairs
+    seen ``phrase_min_count`` times or more) and joins them before step 4 (`corpus.phrases`).
+    The corpus' ``pipeline`` records all of it, with the words step 5 removed by ``max_df``.
     """
     _check_options(max_df, min_count, max_vocab)
-    if stopwords is None or isinstance(stopwords, (str, Path)):
-        stopwords = load_stopwords(stopwords)
+    pipeline = TextPipeline.configured(tokenizer, stopwords, extra_stopwords)
+    threshold = _phrase_threshold(phrases)
     own_report = report is None
     report = ReadReport(source=source) if own_report else report
     seen: set[tuple[str, ...]] = set()
@@ -152,17 +136,19 @@ def preprocess_documents(documents: Iterable, stopwords=None, max_df: float = 0.
         text, source_id, fields = document_parts(document)
         if own_report:
             report.documents_read += 1
-        tokens = tokenize(text)
+        tokens = pipeline.tokens(text, source_id, report)
         key = tuple(tokens)
         if key in seen:
             report.skip(DUPLICATE)
             report.drop_tokens("in duplicate documents", len(tokens))
             continue
         seen.add(key)
-        content = [t for t in tokens if t not in stopwords]
-        report.drop_tokens(STOP_WORD, len(tokens) - len(content))
-        kept_tokens.append(content)
+        kept_tokens.append(tokens if threshold is not None else pipeline.content(tokens, report))
         sources.append((source_id, fields))
+    if threshold is not None:
+        pipeline = replace(pipeline, phrases=Phrases.learn(kept_tokens, pipeline.stop_words,
+                                                           threshold, phrase_min_count))
+        kept_tokens = [pipeline.content(tokens, report) for tokens in kept_tokens]
     pruning = build_vocabulary(kept_tokens, max_df, min_count, max_vocab)
     index = {word: i for i, word in enumerate(pruning.words)}
     for reason, removed in ((FREQUENT, pruning.frequent), (RARE, pruning.rare), (CUT, pruning.cut)):
@@ -187,18 +173,34 @@ def preprocess_documents(documents: Iterable, stopwords=None, max_df: float = 0.
     report.documents_kept = len(ids)
     report.tokens_kept = sum(map(len, ids))
     return Corpus.from_token_lists(ids, pruning.words, labels=labels, metadata=metadata,
-                                   report=report)
+                                   report=report,
+                                   pipeline=replace(pipeline, frequent=frozenset(pruning.frequent)))
+
+
+def _phrase_threshold(phrases: bool | float | None) -> float | None:
+    """The NPMI threshold of ``phrases`` (None: no phrases)."""
+    if phrases is None or phrases is False:
+        return None
+    threshold = DEFAULT_PHRASE_THRESHOLD if phrases is True else float(phrases)
+    if not -1 <= threshold < 1:
+        raise ValueError(f"phrases: the NPMI threshold must lie in [-1, 1), got {phrases}")
+    return threshold
 
 
 class VocabularyMapper:
     """Maps new text onto a fixed vocabulary (e.g. a trained model's): tokenise (steps 1-2),
     keep the known words, count the others as dropped ("not in the vocabulary").
 
+    ``pipeline`` (a `TextPipeline`, e.g. a model's ``text_pipeline_``): tokenise as it says
+    (its tokeniser and phrases; its stop words and frequent words counted under their own
+    reasons); None: the built-in tokeniser, every unknown token counted as such.
+
     Documents stay aligned with the input: one that keeps no word becomes an empty document
     (noted in the report's warnings), because callers need a result per input document.
     """
 
-    def __init__(self, vocabulary: Sequence[str]):
+    def __init__(self, vocabulary: Sequence[str], pipeline: TextPipeline | None = None):
+        self.pipeline = TextPipeline(stopwords=frozenset()) if pipeline is None else pipeline
         self.vocabulary = np.asarray(list(vocabulary), dtype=str)
         self.index = {word: i for i, word in enumerate(self.vocabulary.tolist())}
         if len(self.index) != self.vocabulary.size:
@@ -214,7 +216,7 @@ class VocabularyMapper:
             text, source_id, fields = document_parts(document)
             if own_report:
                 report.documents_read += 1
-            tokens = tokenize(text)
+            tokens = self.pipeline.content(self.pipeline.tokens(text, source_id, report), report)
             document_ids = [self.index[t] for t in tokens if t in self.index]
             report.drop_tokens(UNKNOWN, len(tokens) - len(document_ids))
             empty += not document_ids
@@ -232,10 +234,10 @@ class VocabularyMapper:
 
 def map_to_vocabulary(documents: Iterable, vocabulary: Sequence[str],
                       label_field: str | None = "label", report: ReadReport | None = None,
-                      source: str = "") -> Corpus:
+                      source: str = "", pipeline: TextPipeline | None = None) -> Corpus:
     """New text on an existing vocabulary: unknown words are dropped and counted in
     ``corpus.report.tokens_dropped["not in the vocabulary"]``. See `VocabularyMapper`."""
-    return VocabularyMapper(vocabulary).map(documents, label_field, report, source)
+    return VocabularyMapper(vocabulary, pipeline).map(documents, label_field, report, source)
 
 
 def shuffle_split(corpus: Corpus, test_size: float | int = 0.1, seed=0) -> tuple[Corpus, Corpus]:

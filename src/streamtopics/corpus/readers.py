@@ -27,6 +27,7 @@ from .corpus import Corpus, ReadReport
 from .corpus_dir import corpus_dir_files, read_corpus_dir, read_metadata_lines, read_token_lines
 from .files import (BLOCK_BYTES, DECODING_ERRORS, FORMATS, TEXT_FORMATS, UTF8, TextDecoding,
                     detect_format, read_vocabulary, resolve_vocabulary)
+from .pipeline import TextPipeline
 from .preprocess import DEFAULT_MIN_COUNT
 from .raw_text import (DEFAULT_TEXT_FIELD, LINE_FORMATS, RawDocument, check_text_field,
                        check_time_field,
@@ -50,7 +51,8 @@ def load_corpus(path, format: str | None = None, text_field: str = DEFAULT_TEXT_
                 stopwords=None, max_df: float = 0.2, min_count: int = DEFAULT_MIN_COUNT,
                 max_vocab: int | None = 10_000, skip_empty: bool = True,
                 delimiter: str | None = None, encoding: str = "utf-8",
-                errors: str = "strict", time_field: str | TimeField | None = None) -> Corpus:
+                errors: str = "strict", time_field: str | TimeField | None = None,
+                tokenizer=None) -> Corpus:
     """Read any supported input into a `Corpus` whose ``report`` says what was kept and dropped.
 
     ``path`` is a file or directory (``format`` detected from the name when None: see
@@ -74,9 +76,18 @@ def load_corpus(path, format: str | None = None, text_field: str = DEFAULT_TEXT_
     is skipped and counted. A dated corpus is returned in time order (stably sorted) unless
     ``TimeField.order`` is "warn" (the order read, the documents that go back in time counted
     in the report) or "refuse" (such a document is an error).
+
+    Raw text is tokenised by ``tokenizer`` (``"module:function"`` or a function from text to a
+    list of tokens; default the built-in one: `corpus.pipeline`), and the corpus' ``pipeline``
+    records how (phrases and extra stop words: `preprocess_documents`, which reads documents
+    as `iter_raw_documents` yields them). With a ``vocabulary``, ``tokenizer`` may also be a
+    whole `TextPipeline` (e.g. ``model.text_pipeline_``: its tokeniser, phrases and stop words),
+    so new text meets a model's words as its training corpus did.
     """
     from .texts import is_raw_text, iter_text_documents
 
+    text_reading = _text_reading(vocabulary, tokenizer, stopwords=stopwords, max_df=max_df,
+                                 min_count=min_count, max_vocab=max_vocab)
     in_memory = not isinstance(path, (str, os.PathLike))
     if in_memory:
         check_text_field("in-memory", text_field, "texts")
@@ -84,8 +95,7 @@ def load_corpus(path, format: str | None = None, text_field: str = DEFAULT_TEXT_
     if in_memory and is_raw_text(path):
         report = ReadReport(source="texts")
         documents = iter_text_documents(path, report, skip_empty)
-        return _text_corpus(documents, report, "texts", vocabulary, label_field, stopwords,
-                            max_df, min_count, max_vocab)
+        return _text_corpus(documents, report, "texts", vocabulary, label_field, *text_reading)
     if sp.issparse(path) or isinstance(path, np.ndarray):
         return from_sparse(path, vocabulary)
     if in_memory:
@@ -111,8 +121,8 @@ def load_corpus(path, format: str | None = None, text_field: str = DEFAULT_TEXT_
     report = ReadReport(source=str(path))
     documents = iter_raw_documents(path, format, text_field=text_field, delimiter=delimiter, report=report, skip_empty=skip_empty,
                                    encoding=encoding, errors=errors, time_field=time_field)
-    return _in_order(_text_corpus(documents, report, path, vocabulary, label_field, stopwords,
-                                  max_df, min_count, max_vocab), time_field)
+    return _in_order(_text_corpus(documents, report, path, vocabulary, label_field,
+                                  *text_reading), time_field)
 
 
 def _in_order(corpus: Corpus, time_field) -> Corpus:
@@ -121,17 +131,32 @@ def _in_order(corpus: Corpus, time_field) -> Corpus:
     return sort_by_time(corpus) if options.order == "sort" else corpus
 
 
-def _text_corpus(documents, report: ReadReport, path, vocabulary, label_field, stopwords,
-                 max_df, min_count, max_vocab) -> Corpus:
-    """Raw documents mapped onto ``vocabulary``, or preprocessed when it is None."""
+def _text_reading(vocabulary, tokenizer, **preprocessing):
+    """How raw text will be read: (the `TextPipeline` mapping it onto ``vocabulary``: the one
+    given, or ``tokenizer`` alone, or None for the built-in tokeniser; None and
+    `preprocess_documents`' keyword arguments without a vocabulary)."""
+    if vocabulary is None:
+        if isinstance(tokenizer, TextPipeline):
+            raise InputError("a TextPipeline tokenises text onto the vocabulary it was learnt "
+                             "with: pass vocabulary= too (or a tokeniser function to preprocess)")
+        return None, {"tokenizer": tokenizer, **preprocessing}
+    if tokenizer is None or isinstance(tokenizer, TextPipeline):
+        return tokenizer, {}
+    return TextPipeline.configured(tokenizer, stopwords=frozenset()), {}
+
+
+def _text_corpus(documents, report: ReadReport, path, vocabulary, label_field, pipeline,
+                 preprocessing: dict) -> Corpus:
+    """Raw documents mapped onto ``vocabulary`` by ``pipeline``, or preprocessed with
+    ``preprocessing`` when there is no vocabulary (`_text_reading`)."""
     from .preprocess import map_to_vocabulary, preprocess_documents
 
     if vocabulary is not None:
         words = resolve_vocabulary(vocabulary, None, path)
-        corpus = map_to_vocabulary(documents, words, label_field=label_field, report=report)
+        corpus = map_to_vocabulary(documents, words, label_field=label_field, report=report,
+                                   pipeline=pipeline)
         if corpus.n_documents == 0:  # as preprocessing and TextStream: no silent empty corpus
             raise InputError(f"no documents ({report.documents_read} read, all empty)", path)
         return corpus
-    return preprocess_documents(documents, stopwords=stopwords, max_df=max_df,
-                                min_count=min_count, max_vocab=max_vocab,
-                                label_field=label_field, report=report)
+    return preprocess_documents(documents, label_field=label_field, report=report,
+                                **preprocessing)

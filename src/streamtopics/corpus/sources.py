@@ -30,6 +30,7 @@ import scipy.sparse as sp
 
 from ..errors import InputError
 from .corpus import Corpus, ReadReport
+from .pipeline import read_pipeline
 from .preprocess import VocabularyMapper
 from .corpus_dir import corpus_dir_files
 from .files import TEXT_FORMATS, detect_format, resolve_vocabulary
@@ -122,13 +123,18 @@ def _raw_batches(documents: Iterator[RawDocument], batch_size: int
 
 class FileSource:
     """A file or corpus directory streamed with `stream_minibatches` (re-iterable: one pass per
-    ``batches`` call). Resuming parses and discards the consumed minibatches."""
+    ``batches`` call). Resuming parses and discards the consumed minibatches. A corpus
+    directory's minibatches carry its text pipeline (`read_pipeline`), which a model started on
+    them keeps, as it would from the whole corpus."""
 
     repeatable, raw, identity_after_reading = True, False, False
 
-    def __init__(self, path, batch_size: int, vocabulary, format, text: dict, split: str):
+    def __init__(self, path, batch_size: int, vocabulary, format, text: dict, split: str,
+                 pipeline=None):
         path = described = Path(path)
+        self.corpus_pipeline = None
         if path.is_dir() and detect_format(path) == "corpus-dir":
+            self.corpus_pipeline = read_pipeline(path)
             docword, corpus_vocabulary = corpus_dir_files(path, split)
             vocabulary = corpus_vocabulary if vocabulary is None else vocabulary
             path, format, described = docword, "uci", f"{path} ({split} split)"
@@ -136,6 +142,8 @@ class FileSource:
         if format not in TEXT_FORMATS:  # a docword file: no decoding, and no text field
             check_text_field(format, text.get("text_field", DEFAULT_TEXT_FIELD), described)
             text = {}
+        else:
+            text = {**text, "pipeline": pipeline}
         self.stream = stream_minibatches(path, batch_size, vocabulary, format, **text)
         self.vocabulary = self.stream.vocabulary
         self.batch_size = batch_size
@@ -150,8 +158,12 @@ class FileSource:
         return self._identity
 
     def batches(self, skip_documents: int) -> Iterator[tuple[Corpus, int]]:
-        return _skip_batches(((batch, batch.n_documents) for batch in self.stream),
-                             skip_documents, self.description)
+        return _skip_batches(((self._with_pipeline(batch), batch.n_documents)
+                              for batch in self.stream), skip_documents, self.description)
+
+    def _with_pipeline(self, batch: Corpus) -> Corpus:
+        batch.pipeline = self.corpus_pipeline
+        return batch
 
 
 class RawTextFile:
@@ -220,7 +232,8 @@ class LineStream:
     resume from stdin checks that it is fed the same stream.
 
     ``raw=True``: minibatches are lists of `RawDocument`s, not mapped (no ``vocabulary``), for
-    `OnlineLDA.partial_fit_text` with a growing vocabulary.
+    `OnlineLDA.partial_fit_text` with a growing vocabulary. ``pipeline``: how mapped text is
+    tokenised (`VocabularyMapper`).
     """
 
     repeatable, identity_after_reading = False, True
@@ -229,7 +242,7 @@ class LineStream:
                  format: str | None = None, text_field: str = DEFAULT_TEXT_FIELD,
                  label_field: str | None = "label", skip_empty: bool = True, name: str = "<stdin>",
                  prefix_limit: int = PREFIX_BYTES, raw: bool = False, encoding: str = "utf-8",
-                 errors: str = "strict"):
+                 errors: str = "strict", pipeline=None):
         if format not in (None, *LINE_FORMATS):
             raise InputError(f"format {format!r} cannot be read from a stream: use text or jsonl",
                              name)
@@ -247,7 +260,7 @@ class LineStream:
         self.description = name
         self.raw = raw
         self.mapper = (None if raw
-                       else VocabularyMapper(resolve_vocabulary(vocabulary, None, name)))
+                       else VocabularyMapper(resolve_vocabulary(vocabulary, None, name), pipeline))
         self.vocabulary = None if raw else self.mapper.vocabulary
         self.report = ReadReport(source=name)
         self.prefix_limit = int(prefix_limit)
@@ -329,13 +342,14 @@ def has_own_vocabulary(source, format) -> bool:
 
 def open_source(source, batch_size: int, vocabulary, format: str | None = None,
                 text: dict | None = None, split: str = "train",
-                raw: bool = False) -> MinibatchSource:
+                raw: bool = False, pipeline=None) -> MinibatchSource:
     """The `MinibatchSource` of ``source``: a path (a UCI docword file, a corpus directory and its
     ``split``, raw text), ``"-"`` for stdin, an open binary stream (text or JSON lines), or an
     iterable of minibatches. ``vocabulary``: of raw text (required unless ``raw``) or of a
     docword file (default its ``vocab.*`` sibling). ``raw`` (a growing vocabulary): raw text
     comes as minibatches of `RawDocument`s. ``text``: ``text_field``, ``encoding``, ``errors``
-    of raw text (`iter_raw_documents`; default theirs)."""
+    of raw text (`iter_raw_documents`; default theirs). ``pipeline``: how raw text mapped onto
+    ``vocabulary`` is tokenised (a `TextPipeline`, e.g. the model's; None: built in)."""
     text = {} if text is None else text
     name = "<stream>"
     if isinstance(source, (str, os.PathLike)) and str(source) == STDIN:
@@ -343,13 +357,14 @@ def open_source(source, batch_size: int, vocabulary, format: str | None = None,
     if isinstance(source, (str, os.PathLike)):
         if raw and is_raw_text_file(source, format):
             return RawTextFile(source, batch_size, format, text)
-        return FileSource(source, batch_size, vocabulary, format, text, split)
+        return FileSource(source, batch_size, vocabulary, format, text, split, pipeline)
     if hasattr(source, "readline"):
         if isinstance(source, io.TextIOBase):  # read the bytes under it, decoded as files are
             if not hasattr(source, "buffer"):
                 raise InputError("the stream must be opened in binary mode", name)
             source = source.buffer
-        return LineStream(source, vocabulary, batch_size, format, name=name, raw=raw, **text)
+        return LineStream(source, vocabulary, batch_size, format, name=name, raw=raw,
+                          pipeline=pipeline, **text)
     if isinstance(source, (Corpus, np.ndarray)) or sp.issparse(source):
         raise InputError("source must be a path, '-' for stdin, an open binary stream or an "
                          "iterable of minibatches; for a whole corpus in memory use model.fit")

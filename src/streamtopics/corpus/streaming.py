@@ -142,14 +142,15 @@ class TextStream:
 
     ``format``, ``text_field``, ``delimiter``, ``skip_empty``, ``encoding``, ``errors``: as in
     `iter_raw_documents`. ``vocabulary``: a word list or a vocab file. Documents keep their
-    token order; those with no known word stay as empty documents (see `VocabularyMapper`).
+    token order; those with no known word stay as empty documents (see `VocabularyMapper`,
+    which tokenises them by ``pipeline``: a `TextPipeline`, or None for the built-in tokeniser).
     """
 
     def __init__(self, path, vocabulary, batch_size: int = DEFAULT_BATCH_SIZE,
                  format: str | None = None, text_field: str = DEFAULT_TEXT_FIELD,
                  delimiter: str | None = None, label_field: str | None = "label",
                  skip_empty: bool = True,
-                 encoding: str = "utf-8", errors: str = "strict"):
+                 encoding: str = "utf-8", errors: str = "strict", pipeline=None):
         self.path = Path(path)
         self.batch_size = _check_batch_size(batch_size)
         self.format = detect_format(self.path) if format is None else format
@@ -159,7 +160,7 @@ class TextStream:
         if vocabulary is None:
             raise InputError("streaming raw text needs a fixed vocabulary (vocabulary=...)",
                              self.path)
-        self.mapper = VocabularyMapper(resolve_vocabulary(vocabulary, None, self.path))
+        self.mapper = VocabularyMapper(resolve_vocabulary(vocabulary, None, self.path), pipeline)
         self.vocabulary = self.mapper.vocabulary
         check_text_field(self.format, text_field, self.path)
         self.options = dict(text_field=text_field, delimiter=delimiter,

@@ -1,7 +1,7 @@
 """Documents as sets of sentences for the DPP (thesis section 4.4; preprocessing of spec 6.2).
 
 1. Strip HTML tags; split sentences at ``(?<=[.!?])\\s+|\\n+``.
-2. Tokenise with the corpus tokenizer (`corpus.preprocess.tokenize`) and drop stop words.
+2. Tokenise with the corpus tokenizer (`corpus.pipeline.tokenize`) and drop stop words.
 3. Keep the V most frequent words of the training documents (ties alphabetical).
 4. A sentence becomes the set of its kept words; empty sentences and repeated word sets within a
    document are dropped.
@@ -23,7 +23,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..corpus.preprocess import build_vocabulary, load_stopwords, tokenize
+from ..corpus.pipeline import load_stopwords, tokenize
+from ..corpus.preprocess import build_vocabulary
 
 SENTENCE_BOUNDARY = re.compile(r"(?<=[.!?])\s+|\n+")
 HTML_TAG = re.compile(r"<[^>]*>")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import persistence
+from ..corpus.pipeline import TextPipeline
 from ..errors import InputError, ModelFileError
 from ..threads import N_JOBS, runs_on_n_jobs
 from ..validation import InstanceOf, Integral, Interval
@@ -283,6 +284,9 @@ class TopicModelEstimator:
                   and k not in self._execution_parameters}
         metadata = {"estimator": type(self).__name__, "parameters": params,
                     "fitted": self._fitted_metadata()}
+        pipeline = getattr(self, "text_pipeline_", None)
+        if pipeline is not None:
+            metadata["text_pipeline"] = pipeline.as_dict()
         return arrays, metadata
 
     def _fitted_metadata(self) -> dict:
@@ -292,8 +296,11 @@ class TopicModelEstimator:
     def set_model_file_contents(self, arrays: dict[str, np.ndarray], metadata: dict) -> None:
         """Set the fitted state from (arrays, metadata) as `model_file_contents` gives them,
         into a model built with the file's parameters: what `load` does, and what training
-        checkpoints (`streamtopics.training`) do to resume."""
+        checkpoints (`streamtopics.training`) do to resume. ``text_pipeline_``: how the
+        training text was tokenised (`corpus.pipeline`), None when the file does not say."""
         self._restore_state(arrays, metadata)
+        record = metadata.get("text_pipeline")
+        self.text_pipeline_ = None if record is None else TextPipeline.from_dict(record)
 
     @classmethod
     def load(cls, path):

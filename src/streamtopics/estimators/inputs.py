@@ -101,7 +101,8 @@ def as_count_matrix(X, name: str) -> sp.csr_matrix:
 def check_documents(estimator, X, *, reset: bool, feature_names=None):
     """``X`` checked for ``estimator`` (see the module docstring): a `Corpus` or list unchanged,
     else a CSR count matrix, or a `Corpus` carrying word names (``feature_names``, else a
-    DataFrame's columns). ``reset`` (fit, first partial_fit) records ``feature_names_in_``;
+    DataFrame's columns). ``reset`` (fit, first partial_fit) records ``feature_names_in_`` and
+    ``text_pipeline_`` (a `Corpus`' ``pipeline``, how its text was tokenised, else None);
     otherwise V and the names are checked against the fitted model's."""
     name = type(estimator).__name__
     if is_raw_text(X):
@@ -127,6 +128,7 @@ def check_documents(estimator, X, *, reset: bool, feature_names=None):
     elif columns is not None:
         checked = Corpus(checked, columns)
     if reset:
+        estimator.text_pipeline_ = X.pipeline if isinstance(X, Corpus) else None
         if columns is not None:
             estimator.feature_names_in_ = columns
         elif hasattr(estimator, "feature_names_in_"):

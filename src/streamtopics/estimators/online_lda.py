@@ -19,7 +19,6 @@ docstring (about 80 lines); the word side of a growing vocabulary lives in `corp
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -27,7 +26,7 @@ import scipy.sparse as sp
 from ..corpus.corpus import Corpus, ReadReport, as_counts
 from ..corpus.growth import (DEFAULT_MIN_COUNT, Growth, PendingWords, checked_new_words,
                              content_tokens, grown_counts, initial_index, token_counts)
-from ..corpus.preprocess import load_stopwords
+from ..corpus.pipeline import TextPipeline
 from ..corpus.streaming import DEFAULT_BATCH_SIZE
 from .. import memory
 from ..engine import OnlineEM, initial_parameters
@@ -546,10 +545,15 @@ class OnlineLDA(TopicModelEstimator):
 
     # --- raw text, growing vocabulary ------------------------------------------------------------
     @runs_on_n_jobs
-    def partial_fit_text(self, documents, stopwords=None, vocabulary=None) -> "OnlineLDA":
+    def partial_fit_text(self, documents, stopwords=None, vocabulary=None,
+                         tokenizer=None) -> "OnlineLDA":
         """One online EM step on raw text: ``documents`` (strings or `RawDocument`s) are
-        tokenised (`corpus.preprocess.tokenize`), stop words removed (``stopwords``: a set, a
-        file path, or None for the bundled English list), and mapped onto ``vocabulary_``.
+        tokenised by the model's ``text_pipeline_`` (`corpus.pipeline.TextPipeline`: that of
+        the corpus it was fitted on, or of its first call here; the built-in tokeniser and the
+        bundled stop words when it has none), stop words and the words its corpus' preprocessing
+        removed as too frequent dropped, and mapped onto ``vocabulary_``. ``tokenizer``
+        (``"module:function"`` or a function) and ``stopwords`` (a set, a file path) replace the
+        pipeline's for this call, and on the first call become the model's.
 
         The first call starts the model with the words of ``documents`` as its vocabulary
         (capped by ``max_vocabulary``, see the pruning rule there). Later, unknown words are
@@ -562,13 +566,13 @@ class OnlineLDA(TopicModelEstimator):
         ``vocabulary`` (a word list; first call only, ignored once the model has started): the
         initial vocabulary, its words first; with ``grow_vocabulary`` the first minibatch's new
         words follow it (within ``max_vocabulary``), without it they are dropped."""
-        if stopwords is None or isinstance(stopwords, (str, Path)):
-            stopwords = load_stopwords(stopwords)
+        pipeline = (getattr(self, "text_pipeline_", None) or TextPipeline()).with_overrides(
+            tokenizer, stopwords)
         starting = not self.is_fitted()
         if starting:
             self.validated_method()
         report = self._words_report("partial_fit_text", restart=starting)
-        token_lists = content_tokens(documents, stopwords, report)
+        token_lists = content_tokens(documents, pipeline, report)
         if not token_lists:
             raise InputError("the minibatch has no documents")
         counts, words = token_counts(token_lists)
@@ -586,6 +590,7 @@ class OnlineLDA(TopicModelEstimator):
                       f"times)" if self.grow_vocabulary else "")
             raise InputError(f"the first minibatch has no token to start the model from{needed}")
         self._step(mapped, np.asarray(list(index) + new_words, dtype=str), None)
+        self.text_pipeline_ = pipeline
         if self.grow_vocabulary:
             self._pending_words = growth.pending
         return self
