@@ -153,7 +153,7 @@ def test_a_new_word_needs_the_minimum_count_and_the_count_survives_a_model_file(
 
 def test_update_with_raw_text_counts_each_token_once(tmp_path, capsys):
     model = OnlineLDA(n_topics=2, random_state=0, local_passes=2, min_word_count=1)
-    model.partial_fit_text(["alpha beta gamma", "beta gamma delta"], stopwords=frozenset())
+    model.partial_fit_text(["alpha beta gamma", "beta gamma delta"])  # bundled stop words
     model.save(tmp_path / "m.stm")
     (tmp_path / "new.jsonl").write_text(json.dumps({"text": "alpha the the zeta"}) + "\n")
     assert main(["update", str(tmp_path / "m.stm"), str(tmp_path / "new.jsonl"),
