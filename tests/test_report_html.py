@@ -13,6 +13,7 @@ from scipy.spatial.distance import jensenshannon, pdist, squareform
 
 from streamtopics import persistence
 from streamtopics.cli.main import main
+from streamtopics.cli.report import spread_rows
 from streamtopics.corpus import Corpus, write_corpus_dir
 from streamtopics.estimators import CVB0LDA
 from streamtopics.evaluation import cv_coherence, npmi_coherence, umass_coherence
@@ -65,6 +66,25 @@ def test_classical_mds_recovers_planar_points_up_to_rotation():
     distances = squareform(pdist(points))
     mapped = classical_mds(distances)
     np.testing.assert_allclose(squareform(pdist(mapped)), distances, atol=1e-10)
+
+
+def test_map_circles_never_overlap_and_stay_inside_the_map():
+    """40 topics, several of them nearly the same (MDS puts them on one spot): the circles are
+    nudged apart and kept inside the 480 x 360 map, the largest still the most prevalent."""
+    rng = np.random.default_rng(0)
+    base = rng.dirichlet(np.full(200, 0.1), size=10)
+    beta = np.vstack([base, np.repeat(base, 3, axis=0) + 1e-6])  # each topic 4 times
+    beta /= beta.sum(axis=1, keepdims=True)
+    alpha = rng.uniform(0.05, 1.0, size=40)
+    report = build_report(beta, alpha, np.asarray([f"w{i}" for i in range(200)]))
+    circles = Page(render_html(report)).find("circle", "topic")
+    assert len(circles) == 40
+    x, y, r = (np.array([float(c["attrs"][key]) for c in circles]) for key in ("cx", "cy", "r"))
+    gaps = np.hypot(x[:, None] - x[None], y[:, None] - y[None]) - (r[:, None] + r[None])
+    np.fill_diagonal(gaps, np.inf)
+    assert gaps.min() > 0, gaps.min()
+    assert np.all(x - r >= -1e-9) and np.all(x + r <= 480 + 1e-9)
+    assert np.all(y - r >= -1e-9) and np.all(y + r <= 360 + 1e-9)
 
 
 def test_jensen_shannon_distances_are_scipys_in_bits_zero_and_one_at_the_extremes():
@@ -194,6 +214,44 @@ def test_report_command_writes_the_page_with_the_training_curve(fitted, capsys):
     # example ids are the corpus' own (its meta file's 1-based "doc")
     ids = {int(b["attrs"]["data-document"]) for b in page.find("blockquote", "example")}
     assert ids and max(ids) <= corpus.n_documents and min(ids) >= 1
+
+
+def test_max_docs_spreads_the_documents_over_the_corpus_and_says_so(fitted, capsys):
+    directory, _, corpus = fitted
+    out = directory / "spread.html"
+    assert main(["report", str(directory / "model.stm"), str(directory / "corpus"), "-o",
+                 str(out), "--max-docs", "10"]) == 0
+    assert f"from 10 of the {corpus.n_documents:,} documents, spread evenly" in \
+        capsys.readouterr().err
+    ids = {int(b["attrs"]["data-document"])
+           for b in Page(out.read_text(encoding="utf-8")).find("blockquote", "example")}
+    spread = set((spread_rows(corpus.n_documents, 10) + 1).tolist())  # 1-based ids
+    assert ids <= spread and max(spread) == corpus.n_documents  # the last document is among them
+
+
+def test_examples_of_raw_text_show_their_text_and_id(tmp_path, capsys):
+    """A raw JSON-lines corpus: the examples quote each document's own text (case,
+    punctuation and stop words kept) beside its id, not its bag of words."""
+    rng = np.random.default_rng(1)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words = [[f"{prefix}{letters[i]}{letters[j]}" for i in range(5) for j in range(6)]
+             for prefix in ("fruit", "motor")]  # 30 words a topic: each in < 20% of documents
+    lines = []
+    for d in range(120):
+        chosen = rng.choice(words[d % 2], size=8)
+        lines.append({"id": f"doc-{d}", "text": "The " + ", ".join(chosen).upper() + "!"})
+    source = tmp_path / "docs.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert main(["fit", str(source), "-k", "2", "--passes", "3", "--seed", "0",
+                 "-o", str(tmp_path / "m.stm")]) == 0
+    out = tmp_path / "raw.html"
+    assert main(["report", str(tmp_path / "m.stm"), str(source), "-o", str(out)]) == 0
+    capsys.readouterr()
+    quotes = Page(out.read_text(encoding="utf-8")).find("blockquote", "example")
+    assert quotes
+    for quote in quotes:
+        d = int(quote["attrs"]["data-document"]) - 1  # the 1-based line
+        assert f"id doc-{d}" in quote["text"] and lines[d]["text"] in quote["text"]
 
 
 def test_report_of_a_plain_archive_uses_cvb0_proportions(fitted, capsys):

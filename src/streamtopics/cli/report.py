@@ -12,12 +12,16 @@ corpus directory with a time column) the page adds the timeline section of
 
 from __future__ import annotations
 
+import sys
+
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from ..corpus.corpus import Corpus
+from ..corpus.raw_text import iter_raw_documents
+from ..corpus.sources import is_raw_text_file
 from ..corpus.time import CALENDAR_PERIODS
 from ..errors import InputError, ModelFileError
 from ..estimators import load_estimator
@@ -27,7 +31,8 @@ from ..reporting.html import build_report, read_training_curve, write_report
 from ..timeline import topics_over_time
 from ..timeline.outputs import timeline_section
 from .common import (add_json_flag, add_text_options, add_threads_option, default_of, emit,
-                     existing_parent, period_spec, positive_int, read_onto_vocabulary)
+                     existing_parent, period_spec, positive_int, read_onto_vocabulary,
+                     text_options)
 
 
 def register(subparsers) -> None:
@@ -48,7 +53,9 @@ def register(subparsers) -> None:
                         default=default_of(build_report, "n_examples"),
                         help="example documents per topic (default: %(default)s)")
     parser.add_argument("--max-docs", type=positive_int, default=5000,
-                        help="use only the first N documents of CORPUS (default: 5000)")
+                        help="coherence and examples from N documents of CORPUS spread evenly "
+                             "over it, from its first to its last, when it has more (said on "
+                             "stderr) (default: 5000)")
     parser.add_argument("--curve", metavar="JSONL",
                         help="training curve (default: MODEL.eval.jsonl when it exists)")
     parser.add_argument("--title", help="page title (default: the model file's name)")
@@ -59,6 +66,26 @@ def register(subparsers) -> None:
     add_threads_option(parser)
     add_json_flag(parser)
     parser.set_defaults(run=run)
+
+
+def spread_rows(n_documents: int, n_rows: int) -> np.ndarray:
+    """``n_rows`` < ``n_documents`` row numbers spread evenly from the first document to the
+    last (a newest-first or oldest-first file is seen whole, not its head)."""
+    return np.unique(np.linspace(0, n_documents - 1, n_rows).round().astype(np.int64))
+
+
+def raw_texts(args, read) -> list[str | None] | None:
+    """Each document of ``read`` (read from raw text: its metadata's ``orig_id`` is where it
+    came from) by its raw text, read again from ``args.corpus``; None for a corpus directory
+    or docword file, which keep no raw text."""
+    if not is_raw_text_file(args.corpus, None):
+        return None
+    options = {name: value for name, value in text_options(args).items() if name != "time_field"}
+    wanted = {meta.get("orig_id") for meta in read.metadata or []}
+    found = {document.source_id: document.text
+             for document in iter_raw_documents(args.corpus, **options)
+             if document.source_id in wanted}
+    return [found.get(meta.get("orig_id")) for meta in read.metadata or [{}] * read.n_documents]
 
 
 def _doc_topic(model, beta, alpha, counts) -> np.ndarray:
@@ -84,22 +111,27 @@ def run(args) -> int:
     method = getattr(model, "method_", None)
     if method is not None:
         facts["method"] = method.name
-    corpus = doc_topic = None
+    corpus = doc_topic = texts = None
     sections = ()
     if args.period is not None and (args.corpus is None or model is None):
         raise InputError("--period needs a fitted model file and a dated CORPUS")
     if args.corpus is not None:
-        read, counts, _ = read_onto_vocabulary(args, args.corpus, vocabulary,
-                                               None if args.period else args.max_docs,
+        read, counts, _ = read_onto_vocabulary(args, args.corpus, vocabulary, None,
                                                getattr(model, "text_pipeline_", None))
         if args.period is not None:
             sections = (timeline_section(topics_over_time(model, read, args.period)),)
-            read, counts = read[:args.max_docs], counts[:args.max_docs]
+        if read.n_documents > args.max_docs:
+            rows = spread_rows(read.n_documents, args.max_docs)
+            print(f"report: coherence and examples from {args.max_docs:,} of the "
+                  f"{read.n_documents:,} documents, spread evenly from the first to the last "
+                  f"(--max-docs)", file=sys.stderr)
+            read, counts = read[rows], counts[rows]
         if counts.shape[0] == 0 or counts.nnz == 0:
             raise InputError("no document with a word of the model's vocabulary", args.corpus)
         same = np.array_equal(read.vocabulary, vocabulary)
         corpus = Corpus(counts, vocabulary, tokens=read.tokens if same else None,
                         metadata=read.metadata)
+        texts = raw_texts(args, read)
         doc_topic = _doc_topic(model, beta, alpha, counts)
         facts["corpus"] = f"{Path(args.corpus).name} ({corpus.n_documents} documents)"
     curve_path = Path(args.curve) if args.curve else Path(f"{args.model}.eval.jsonl")
@@ -109,7 +141,7 @@ def run(args) -> int:
     report = build_report(beta, alpha, vocabulary, corpus=corpus, doc_topic=doc_topic,
                           curve=curve, n_words=args.words, n_examples=args.examples,
                           title=args.title or f"streamtopics report: {Path(args.model).name}",
-                          facts=facts)
+                          facts=facts, texts=texts)
     write_report(output, replace(report, sections=sections))
     emit(args, {"output": str(output), "n_topics": len(report.topics),
                 "coherence": corpus is not None, "curve_points": len(curve),

@@ -5,7 +5,9 @@ inline. It shows each topic's top words with their probabilities, its alpha_k an
 the topics' 2-D similarity map (`reporting.topic_map`), per-topic coherence (c_v, NPMI and
 UMass on the given corpus, `evaluation.coherence`), the topics' diversity, the training curve
 of ``MODEL.eval.jsonl`` when there is one, and each topic's example documents (those with the
-largest proportion of it).
+largest proportion of it: their id and other fields, and a snippet of their raw text when the
+corpus was read from raw text, else their words). The map's circles are nudged apart where
+they would overlap, so that no topic hides another.
 
     report = build_report(beta, alpha, vocabulary, corpus=corpus, doc_topic=theta)
     write_report("report.html", report)
@@ -32,7 +34,8 @@ from ..evaluation.coherence import (cv_coherence, npmi_coherence, top_word_ids, 
                                    umass_coherence)
 from .topic_map import topic_map
 
-EXCERPT_WORDS = 40  # words of an example document shown
+EXCERPT_WORDS = 40  # words of an example document shown when its raw text is not at hand
+SNIPPET_CHARACTERS = 300  # characters of an example document's raw text shown
 
 
 @dataclass(frozen=True)
@@ -125,16 +128,26 @@ def _excerpt(corpus: Corpus, row: int) -> str:
                     (f" x{document.data[i]}" if document.data[i] > 1 else "") for i in order)
 
 
-def _examples(corpus: Corpus, doc_topic: np.ndarray, n_examples: int) -> list[list[ExampleDocument]]:
+def _snippet(text: str) -> str:
+    """The first `SNIPPET_CHARACTERS` characters of a raw text, its white space collapsed."""
+    text = " ".join(text.split())
+    return text if len(text) <= SNIPPET_CHARACTERS else text[:SNIPPET_CHARACTERS].rstrip() + " ..."
+
+
+def _examples(corpus: Corpus, doc_topic: np.ndarray, n_examples: int,
+              texts=None) -> list[list[ExampleDocument]]:
     """Per topic, the ``n_examples`` non-empty documents with the largest proportion of it
-    (ties: earlier document first)."""
+    (ties: earlier document first), each shown by a snippet of its raw text (``texts[d]``)
+    where there is one, else by its words (`_excerpt`)."""
     ids = [str(i) for i in document_ids(corpus)]
     fields = document_fields(corpus)
     candidates = np.flatnonzero(corpus.document_lengths > 0)
     examples = []
     for k in range(doc_topic.shape[1]):
         best = candidates[np.argsort(-doc_topic[candidates, k], kind="stable")[:n_examples]]
-        examples.append([ExampleDocument(ids[d], float(doc_topic[d, k]), _excerpt(corpus, d),
+        examples.append([ExampleDocument(ids[d], float(doc_topic[d, k]),
+                                         _excerpt(corpus, d) if texts is None or texts[d] is None
+                                         else _snippet(texts[d]),
                                          {name: values[d] for name, values in fields.items()
                                           if values[d] is not None})
                          for d in best])
@@ -143,10 +156,12 @@ def _examples(corpus: Corpus, doc_topic: np.ndarray, n_examples: int) -> list[li
 
 def build_report(beta, alpha, vocabulary, *, corpus: Corpus | None = None, doc_topic=None,
                  curve: list[CurvePoint] | None = None, n_words: int = 10, n_examples: int = 3,
-                 title: str = "Topic model", facts: dict | None = None) -> ModelReport:
+                 title: str = "Topic model", facts: dict | None = None,
+                 texts=None) -> ModelReport:
     """Everything the page shows, computed from the topics ``beta`` (K x V), ``alpha`` (K), the
     ``vocabulary`` (V words) and optionally a ``corpus`` over the same vocabulary with its
-    ``doc_topic`` proportions (D x K).
+    ``doc_topic`` proportions (D x K) and its documents' raw ``texts`` (D strings or Nones,
+    shown in the examples instead of their words).
 
     With a corpus: coherence uses it as reference corpus (Mimno et al. intend the training
     corpus), topic prevalence is the share of its tokens, sum_d N_d theta_dk / sum_d N_d (as
@@ -180,7 +195,7 @@ def build_report(beta, alpha, vocabulary, *, corpus: Corpus | None = None, doc_t
             if lengths.sum() > 0:
                 prevalence = lengths @ doc_topic / lengths.sum()
                 prevalence_source = "share of the corpus' tokens, sum_d N_d theta_dk / sum_d N_d"
-            examples = _examples(corpus, doc_topic, n_examples)
+            examples = _examples(corpus, doc_topic, n_examples, texts)
     topics = [TopicEntry(topic=k, alpha=float(alpha[k]), prevalence=float(prevalence[k]),
                          words=[str(vocabulary[w]) for w in top[k]],
                          weights=[float(beta[k, w]) for w in top[k]],
@@ -269,21 +284,57 @@ def _attribute(value: float | None) -> str:
     return "" if value is None or not math.isfinite(value) else repr(float(value))
 
 
+def _separated(centres: np.ndarray, radii: np.ndarray, box: tuple[float, float],
+               gap: float = 2.0, rounds: int = 300) -> np.ndarray:
+    """``centres`` (n x 2) moved apart until no two circles of ``radii`` overlap (``gap``
+    pixels between them) or ``rounds`` pass, inside the box (width, height): each
+    overlapping pair is pushed apart along the line joining it by half the overlap each (two
+    circles at one point, along a direction set by their indices). Deterministic; the map's
+    positions are MDS coordinates, so the nudge only keeps small topics from hiding under
+    large ones."""
+    width, height = box
+    points = centres.copy()
+    for _ in range(rounds):
+        moved = False
+        for i in range(len(points)):
+            for j in range(i + 1, len(points)):
+                delta = points[j] - points[i]
+                distance = float(np.hypot(*delta))
+                overlap = radii[i] + radii[j] + gap - distance
+                if overlap <= 0:
+                    continue
+                direction = (delta / distance if distance > 1e-9 else
+                             np.array([math.cos(i + j), math.sin(i + j)]))
+                points[i] -= direction * overlap / 2
+                points[j] += direction * overlap / 2
+                moved = True
+        points[:, 0] = np.clip(points[:, 0], radii, width - radii)
+        points[:, 1] = np.clip(points[:, 1], radii, height - radii)
+        if not moved:
+            break
+    return points
+
+
 def _map_svg(topics: list[TopicEntry]) -> str:
-    """Circles at the topics' MDS coordinates, area proportional to prevalence."""
+    """Circles at the topics' MDS coordinates, area proportional to prevalence, nudged apart
+    where they would overlap (`_separated`)."""
     width, height, pad = 480.0, 360.0, 46.0
     xs = np.array([t.x for t in topics])
     ys = np.array([t.y for t in topics])
     span = max(np.ptp(xs), np.ptp(ys), 1e-12)
     scale = min(width - 2 * pad, height - 2 * pad) / span
     largest = max(t.prevalence for t in topics) or 1.0
+    radii = np.array([5.0 + 30.0 * math.sqrt(max(t.prevalence, 0.0) / largest) for t in topics])
+    # A map crowded with topics shrinks its circles so that they fit beside each other.
+    radii *= min(1.0, math.sqrt(0.35 * width * height / (math.pi * float(np.sum(radii ** 2)))))
+    centres = _separated(np.column_stack([width / 2 + (xs - (xs.max() + xs.min()) / 2) * scale,
+                                          height / 2 - (ys - (ys.max() + ys.min()) / 2) * scale]),
+                         radii, (width, height))
     parts = [f'<svg class="map" viewBox="0 0 {width:g} {height:g}" role="img" '
              f'aria-label="topic similarity map">',
              f'<rect x="0" y="0" width="{width:g}" height="{height:g}" fill="#fbfcfd"/>']
-    for t in sorted(topics, key=lambda t: -t.prevalence):  # small circles drawn on top
-        cx = width / 2 + (t.x - (xs.max() + xs.min()) / 2) * scale
-        cy = height / 2 - (t.y - (ys.max() + ys.min()) / 2) * scale
-        radius = 5.0 + 30.0 * math.sqrt(max(t.prevalence, 0.0) / largest)
+    for i in sorted(range(len(topics)), key=lambda i: -topics[i].prevalence):  # small on top
+        t, (cx, cy), radius = topics[i], centres[i], radii[i]
         label = html.escape(f"topic {t.topic}: {' '.join(t.words[:5])} "
                             f"(prevalence {_number(t.prevalence, 3)})")
         parts.append(f'<circle class="topic" data-topic="{t.topic}" cx="{cx:.2f}" cy="{cy:.2f}" '
