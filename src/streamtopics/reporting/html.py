@@ -32,7 +32,7 @@ from ..corpus.corpus import Corpus, document_fields, document_ids
 from ..errors import InputError
 from ..evaluation.coherence import (cv_coherence, npmi_coherence, top_word_ids, topic_diversity,
                                    umass_coherence)
-from .topic_map import topic_map
+from .topic_map import separated_circles, topic_map
 
 EXCERPT_WORDS = 40  # words of an example document shown when its raw text is not at hand
 SNIPPET_CHARACTERS = 300  # characters of an example document's raw text shown
@@ -284,37 +284,6 @@ def _attribute(value: float | None) -> str:
     return "" if value is None or not math.isfinite(value) else repr(float(value))
 
 
-def _separated(centres: np.ndarray, radii: np.ndarray, box: tuple[float, float],
-               gap: float = 2.0, rounds: int = 300) -> np.ndarray:
-    """``centres`` (n x 2) moved apart until no two circles of ``radii`` overlap (``gap``
-    pixels between them) or ``rounds`` pass, inside the box (width, height): each
-    overlapping pair is pushed apart along the line joining it by half the overlap each (two
-    circles at one point, along a direction set by their indices). Deterministic; the map's
-    positions are MDS coordinates, so the nudge only keeps small topics from hiding under
-    large ones."""
-    width, height = box
-    points = centres.copy()
-    for _ in range(rounds):
-        moved = False
-        for i in range(len(points)):
-            for j in range(i + 1, len(points)):
-                delta = points[j] - points[i]
-                distance = float(np.hypot(*delta))
-                overlap = radii[i] + radii[j] + gap - distance
-                if overlap <= 0:
-                    continue
-                direction = (delta / distance if distance > 1e-9 else
-                             np.array([math.cos(i + j), math.sin(i + j)]))
-                points[i] -= direction * overlap / 2
-                points[j] += direction * overlap / 2
-                moved = True
-        points[:, 0] = np.clip(points[:, 0], radii, width - radii)
-        points[:, 1] = np.clip(points[:, 1], radii, height - radii)
-        if not moved:
-            break
-    return points
-
-
 def _map_svg(topics: list[TopicEntry]) -> str:
     """Circles at the topics' MDS coordinates, area proportional to prevalence, nudged apart
     where they would overlap (`_separated`)."""
@@ -327,7 +296,7 @@ def _map_svg(topics: list[TopicEntry]) -> str:
     radii = np.array([5.0 + 30.0 * math.sqrt(max(t.prevalence, 0.0) / largest) for t in topics])
     # A map crowded with topics shrinks its circles so that they fit beside each other.
     radii *= min(1.0, math.sqrt(0.35 * width * height / (math.pi * float(np.sum(radii ** 2)))))
-    centres = _separated(np.column_stack([width / 2 + (xs - (xs.max() + xs.min()) / 2) * scale,
+    centres = separated_circles(np.column_stack([width / 2 + (xs - (xs.max() + xs.min()) / 2) * scale,
                                           height / 2 - (ys - (ys.max() + ys.min()) / 2) * scale]),
                          radii, (width, height))
     parts = [f'<svg class="map" viewBox="0 0 {width:g} {height:g}" role="img" '

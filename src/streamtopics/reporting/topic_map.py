@@ -6,9 +6,12 @@ Jensen-Shannon divergence and principal coordinate analysis (Torgerson's classic
 1966). LDAvis scales the divergence itself; here the distance is its square root in bits, which
 is a metric with values in [0, 1] (Endres & Schindelin 2003), so the map's distances are
 meaningful in themselves: 0 for equal topics, 1 for topics with disjoint supports.
+`separated_circles` then keeps the circles drawn at those points from hiding each other.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from scipy.spatial.distance import pdist, squareform
@@ -55,3 +58,34 @@ def classical_mds(distances, n_dimensions: int = 2) -> np.ndarray:
 def topic_map(beta) -> np.ndarray:
     """K x 2 coordinates of the topics: classical MDS of their Jensen-Shannon distances."""
     return classical_mds(jensen_shannon_distances(beta), 2)
+
+
+def separated_circles(centres: np.ndarray, radii: np.ndarray, box: tuple[float, float],
+               gap: float = 2.0, rounds: int = 300) -> np.ndarray:
+    """``centres`` (n x 2) moved apart until no two circles of ``radii`` overlap (``gap``
+    pixels between them) or ``rounds`` pass, inside the box (width, height): each
+    overlapping pair is pushed apart along the line joining it by half the overlap each (two
+    circles at one point, along a direction set by their indices). Deterministic; the map's
+    positions are MDS coordinates, so the nudge only keeps small topics from hiding under
+    large ones."""
+    width, height = box
+    points = centres.copy()
+    for _ in range(rounds):
+        moved = False
+        for i in range(len(points)):
+            for j in range(i + 1, len(points)):
+                delta = points[j] - points[i]
+                distance = float(np.hypot(*delta))
+                overlap = radii[i] + radii[j] + gap - distance
+                if overlap <= 0:
+                    continue
+                direction = (delta / distance if distance > 1e-9 else
+                             np.array([math.cos(i + j), math.sin(i + j)]))
+                points[i] -= direction * overlap / 2
+                points[j] += direction * overlap / 2
+                moved = True
+        points[:, 0] = np.clip(points[:, 0], radii, width - radii)
+        points[:, 1] = np.clip(points[:, 1], radii, height - radii)
+        if not moved:
+            break
+    return points
