@@ -146,6 +146,46 @@ def is_topics_only(path) -> bool:
         return False
 
 
+TOPIC_NAMES = "topic_names"
+"""The metadata entry naming a model's topics: K strings, "" for a topic without a name."""
+
+
+def checked_topic_names(names, n_topics: int, path=None) -> list[str]:
+    """``names`` (None, a list of K strings, or a mapping topic index -> name) as K strings,
+    "" where a topic has no name; a name repeated, a topic index out of range or a list of
+    another length is refused (`ModelFileError` naming ``path`` when given, else ValueError)."""
+    error = ValueError if path is None else ModelFileError
+    where = "" if path is None else f"{path}: "
+    if names is None:
+        return [""] * n_topics
+    if isinstance(names, dict):
+        chosen = [""] * n_topics
+        for topic, name in names.items():
+            index = int(topic)
+            if not 0 <= index < n_topics:
+                raise error(f"{where}topic {topic} does not exist (the model has {n_topics})")
+            chosen[index] = name
+        names = chosen
+    names = list(names)
+    if len(names) != n_topics or not all(isinstance(name, str) for name in names):
+        raise error(f"{where}topic names must be {n_topics} strings, got {names!r}"[:300])
+    names = [name.strip() for name in names]
+    given = [name for name in names if name]
+    if len(set(given)) != len(given):
+        raise error(f"{where}a topic name is repeated: {sorted(given)}"[:300])
+    return names
+
+
+def read_topic_names(path, n_topics: int) -> list[str]:
+    """The topic names of the model file ``path`` (`TOPIC_NAMES`), "" for every topic of a
+    file without them (a plain ``.npz``, a model never named)."""
+    path = Path(path)
+    arrays = _read_arrays(path)
+    if _METADATA_KEY not in arrays:
+        return [""] * n_topics
+    return checked_topic_names(_verified(path, arrays)[1].get(TOPIC_NAMES), n_topics, path)
+
+
 def load_topic_parameters(path) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """(beta K x V, alpha K, vocabulary or None) from a streamtopics model file or a plain ``.npz``.
 

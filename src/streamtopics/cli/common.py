@@ -13,10 +13,13 @@ from tqdm.auto import tqdm
 
 from ..corpus.corpus import aligned_counts
 from ..corpus.pipeline import TextPipeline
+from ..corpus.raw_text import iter_raw_documents
 from ..corpus.readers import DECODING_ERRORS, TextDecoding, load_corpus
+from ..corpus.sources import is_raw_text_file
 from ..corpus.time import CALENDAR_PERIODS, TIME_ORDERS, TimeField
 from ..errors import InputError, ModelFileError
 from ..estimators.online_lda import OnlineLDA
+from ..inference.cvb0 import predict_cvb0
 from ..persistence import is_topics_only, load_model
 from ..reporting.strict_json import finite_json
 
@@ -232,3 +235,31 @@ def report_reading(report) -> None:
     """Tell the user on stderr what a reader kept and skipped (nothing is dropped silently)."""
     if report is not None:
         print(report.summary(), file=sys.stderr)
+
+
+def spread_rows(n_documents: int, n_rows: int) -> np.ndarray:
+    """``n_rows`` < ``n_documents`` row numbers spread evenly from the first document to the
+    last (a newest-first or oldest-first file is seen whole, not its head)."""
+    return np.unique(np.linspace(0, n_documents - 1, n_rows).round().astype(np.int64))
+
+
+def raw_texts(args, read) -> list[str | None] | None:
+    """Each document of ``read`` (read from raw text: its metadata's ``orig_id`` is where it
+    came from) by its raw text, read again from ``args.corpus``; None for a corpus directory
+    or docword file, which keep no raw text."""
+    if not is_raw_text_file(args.corpus, None):
+        return None
+    options = {name: value for name, value in text_options(args).items() if name != "time_field"}
+    wanted = {meta.get("orig_id") for meta in read.metadata or []}
+    found = {document.source_id: document.text
+             for document in iter_raw_documents(args.corpus, **options)
+             if document.source_id in wanted}
+    return [found.get(meta.get("orig_id")) for meta in read.metadata or [{}] * read.n_documents]
+
+
+def doc_topic_of(model, beta, alpha, counts) -> np.ndarray:
+    """Topic proportions of the corpus' documents by the model's own estimator, or CVB0 with
+    the topics fixed for a plain archive of beta and alpha."""
+    if model is not None:
+        return model.transform(counts)
+    return predict_cvb0(beta, alpha, counts)

@@ -20,19 +20,16 @@ from pathlib import Path
 import numpy as np
 
 from ..corpus.corpus import Corpus
-from ..corpus.raw_text import iter_raw_documents
-from ..corpus.sources import is_raw_text_file
 from ..corpus.time import CALENDAR_PERIODS
 from ..errors import InputError, ModelFileError
 from ..estimators import load_estimator
-from ..inference.cvb0 import predict_cvb0
-from ..persistence import load_topic_parameters
+from ..persistence import load_topic_parameters, read_topic_names
 from ..reporting.html import build_report, read_training_curve, write_report
 from ..timeline import topics_over_time
 from ..timeline.outputs import timeline_section
 from .common import (add_json_flag, add_text_options, add_threads_option, default_of, emit,
-                     existing_parent, period_spec, positive_int, read_onto_vocabulary,
-                     text_options)
+                     doc_topic_of, existing_parent, period_spec, positive_int, raw_texts,
+                     read_onto_vocabulary, spread_rows)
 
 
 def register(subparsers) -> None:
@@ -66,34 +63,6 @@ def register(subparsers) -> None:
     add_threads_option(parser)
     add_json_flag(parser)
     parser.set_defaults(run=run)
-
-
-def spread_rows(n_documents: int, n_rows: int) -> np.ndarray:
-    """``n_rows`` < ``n_documents`` row numbers spread evenly from the first document to the
-    last (a newest-first or oldest-first file is seen whole, not its head)."""
-    return np.unique(np.linspace(0, n_documents - 1, n_rows).round().astype(np.int64))
-
-
-def raw_texts(args, read) -> list[str | None] | None:
-    """Each document of ``read`` (read from raw text: its metadata's ``orig_id`` is where it
-    came from) by its raw text, read again from ``args.corpus``; None for a corpus directory
-    or docword file, which keep no raw text."""
-    if not is_raw_text_file(args.corpus, None):
-        return None
-    options = {name: value for name, value in text_options(args).items() if name != "time_field"}
-    wanted = {meta.get("orig_id") for meta in read.metadata or []}
-    found = {document.source_id: document.text
-             for document in iter_raw_documents(args.corpus, **options)
-             if document.source_id in wanted}
-    return [found.get(meta.get("orig_id")) for meta in read.metadata or [{}] * read.n_documents]
-
-
-def _doc_topic(model, beta, alpha, counts) -> np.ndarray:
-    """Topic proportions of the corpus' documents by the model's own estimator, or CVB0 with
-    the topics fixed for a plain archive of beta and alpha."""
-    if model is not None:
-        return model.transform(counts)
-    return predict_cvb0(beta, alpha, counts)
 
 
 def run(args) -> int:
@@ -132,7 +101,7 @@ def run(args) -> int:
         corpus = Corpus(counts, vocabulary, tokens=read.tokens if same else None,
                         metadata=read.metadata)
         texts = raw_texts(args, read)
-        doc_topic = _doc_topic(model, beta, alpha, counts)
+        doc_topic = doc_topic_of(model, beta, alpha, counts)
         facts["corpus"] = f"{Path(args.corpus).name} ({corpus.n_documents} documents)"
     curve_path = Path(args.curve) if args.curve else Path(f"{args.model}.eval.jsonl")
     if args.curve and not curve_path.is_file():
@@ -141,7 +110,8 @@ def run(args) -> int:
     report = build_report(beta, alpha, vocabulary, corpus=corpus, doc_topic=doc_topic,
                           curve=curve, n_words=args.words, n_examples=args.examples,
                           title=args.title or f"streamtopics report: {Path(args.model).name}",
-                          facts=facts, texts=texts)
+                          facts=facts, texts=texts,
+                          topic_names=read_topic_names(args.model, beta.shape[0]))
     write_report(output, replace(report, sections=sections))
     emit(args, {"output": str(output), "n_topics": len(report.topics),
                 "coherence": corpus is not None, "curve_points": len(curve),

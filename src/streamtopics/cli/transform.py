@@ -64,6 +64,7 @@ def run(args) -> int:
     lines = [f"{document}\t" + "  ".join(f"topic {k}: {row[k]:.3f}" for k in best)
              for document, row, best in zip(ids, proportions, ranked_topics(proportions, top))]
     emit(args, {"model": str(args.model), "documents": int(proportions.shape[0]),
+                "topic_names": model.topic_names_,
                 "tokens_dropped": dropped, "document_ids": ids, "document_fields": fields,
                 "doc_topic": proportions.tolist()}, "\n".join(lines))
     return 0

@@ -191,6 +191,25 @@ class TopicModelEstimator:
         order = np.argsort(-self.components_, axis=1, kind="stable")[:, :n]
         return [[str(self.vocabulary_[w]) for w in row] for row in order]
 
+    @property
+    def topic_names_(self) -> list[str]:
+        """Each topic's name, "" for a topic without one (`set_topic_names`; kept in model files,
+        shown by ``topics``, ``transform --json`` and the report)."""
+        self._check_fitted()
+        names = getattr(self, "_topic_names", None)
+        n_topics = np.shape(self.components_)[0]
+        return list(names) if names is not None and len(names) == n_topics else [""] * n_topics
+
+    def set_topic_names(self, names) -> "TopicModelEstimator":
+        """Name topics: a mapping topic index -> name (the others keep theirs) or a list of K
+        names ("" for none). Names are distinct; they change no number of the model."""
+        self._check_fitted()
+        current = self.topic_names_
+        if isinstance(names, dict):
+            names = {**dict(enumerate(current)), **names}
+        self._topic_names = persistence.checked_topic_names(names, len(current))
+        return self
+
     def set_vocabulary(self, words) -> "TopicModelEstimator":
         """Name the model's V word columns after fitting, e.g. with the vocabulary of the
         ``CountVectorizer`` before it in a ``Pipeline`` (`interop.sklearn.name_words`)."""
@@ -287,6 +306,9 @@ class TopicModelEstimator:
         pipeline = getattr(self, "text_pipeline_", None)
         if pipeline is not None:
             metadata["text_pipeline"] = pipeline.as_dict()
+        names = getattr(self, "_topic_names", None)
+        if names is not None and len(names) == np.shape(arrays["beta"])[0] and any(names):
+            metadata[persistence.TOPIC_NAMES] = list(names)
         return arrays, metadata
 
     def _fitted_metadata(self) -> dict:
@@ -317,6 +339,8 @@ class TopicModelEstimator:
         try:
             model = cls(**metadata.get("parameters", {}))
             model.set_model_file_contents(arrays, metadata)
+            model._topic_names = persistence.checked_topic_names(
+                metadata.get(persistence.TOPIC_NAMES), np.shape(arrays["beta"])[0], path)
         except (KeyError, TypeError, ValueError) as error:
             raise ModelFileError(f"{path}: incomplete or inconsistent {cls.__name__} model "
                                  f"({type(error).__name__}: {error})") from None

@@ -4,10 +4,8 @@ One file, nothing fetched when it opens: CSS, SVG figures and a few lines of Jav
 inline. It shows each topic's top words with their probabilities, its alpha_k and prevalence,
 the topics' 2-D similarity map (`reporting.topic_map`), per-topic coherence (c_v, NPMI and
 UMass on the given corpus, `evaluation.coherence`), the topics' diversity, the training curve
-of ``MODEL.eval.jsonl`` when there is one, and each topic's example documents (those with the
-largest proportion of it: their id and other fields, and a snippet of their raw text when the
-corpus was read from raw text, else their words). The map's circles are nudged apart where
-they would overlap, so that no topic hides another.
+of ``MODEL.eval.jsonl`` when there is one, and each topic's example documents (the largest
+proportions of it: id, fields, a snippet of raw text where the corpus is raw text, else words).
 
     report = build_report(beta, alpha, vocabulary, corpus=corpus, doc_topic=theta)
     write_report("report.html", report)
@@ -28,26 +26,13 @@ from pathlib import Path
 import numpy as np
 
 from ..atomic import atomic_write
-from ..corpus.corpus import Corpus, document_fields, document_ids
+from ..corpus.corpus import Corpus
 from ..errors import InputError
 from ..evaluation.coherence import (cv_coherence, npmi_coherence, top_word_ids, topic_diversity,
                                    umass_coherence)
+from .examples import ExampleDocument, representative_documents
 from .topic_map import separated_circles, topic_map
 
-EXCERPT_WORDS = 40  # words of an example document shown when its raw text is not at hand
-SNIPPET_CHARACTERS = 300  # characters of an example document's raw text shown
-
-
-@dataclass(frozen=True)
-class ExampleDocument:
-    """A document shown under a topic: its id (the corpus' own, 1-based), the topic's
-    proportion in it, the start of its text (reading order, or words by count) and its own
-    metadata fields (``id``, ``date``, ``time``, ...: `corpus.corpus.document_fields`)."""
-
-    document_id: str
-    proportion: float
-    text: str
-    fields: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -63,6 +48,7 @@ class TopicEntry:
     umass: float | None = None
     cv: float | None = None
     examples: list[ExampleDocument] = field(default_factory=list)
+    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -115,53 +101,14 @@ def read_training_curve(path) -> list[CurvePoint]:
     return points
 
 
-def _excerpt(corpus: Corpus, row: int) -> str:
-    """The first `EXCERPT_WORDS` words of a document in reading order when the corpus keeps
-    token order, else its words by decreasing count (``word x3``)."""
-    if corpus.tokens is not None:
-        tokens = corpus.tokens[row]
-        text = " ".join(corpus.vocabulary[tokens[:EXCERPT_WORDS]])
-        return text + (" ..." if tokens.size > EXCERPT_WORDS else "")
-    document = corpus.counts[row]
-    order = np.argsort(-document.data, kind="stable")[:EXCERPT_WORDS]
-    return " ".join(corpus.vocabulary[document.indices[i]] +
-                    (f" x{document.data[i]}" if document.data[i] > 1 else "") for i in order)
-
-
-def _snippet(text: str) -> str:
-    """The first `SNIPPET_CHARACTERS` characters of a raw text, its white space collapsed."""
-    text = " ".join(text.split())
-    return text if len(text) <= SNIPPET_CHARACTERS else text[:SNIPPET_CHARACTERS].rstrip() + " ..."
-
-
-def _examples(corpus: Corpus, doc_topic: np.ndarray, n_examples: int,
-              texts=None) -> list[list[ExampleDocument]]:
-    """Per topic, the ``n_examples`` non-empty documents with the largest proportion of it
-    (ties: earlier document first), each shown by a snippet of its raw text (``texts[d]``)
-    where there is one, else by its words (`_excerpt`)."""
-    ids = [str(i) for i in document_ids(corpus)]
-    fields = document_fields(corpus)
-    candidates = np.flatnonzero(corpus.document_lengths > 0)
-    examples = []
-    for k in range(doc_topic.shape[1]):
-        best = candidates[np.argsort(-doc_topic[candidates, k], kind="stable")[:n_examples]]
-        examples.append([ExampleDocument(ids[d], float(doc_topic[d, k]),
-                                         _excerpt(corpus, d) if texts is None or texts[d] is None
-                                         else _snippet(texts[d]),
-                                         {name: values[d] for name, values in fields.items()
-                                          if values[d] is not None})
-                         for d in best])
-    return examples
-
-
 def build_report(beta, alpha, vocabulary, *, corpus: Corpus | None = None, doc_topic=None,
                  curve: list[CurvePoint] | None = None, n_words: int = 10, n_examples: int = 3,
                  title: str = "Topic model", facts: dict | None = None,
-                 texts=None) -> ModelReport:
+                 texts=None, topic_names=None) -> ModelReport:
     """Everything the page shows, computed from the topics ``beta`` (K x V), ``alpha`` (K), the
     ``vocabulary`` (V words) and optionally a ``corpus`` over the same vocabulary with its
     ``doc_topic`` proportions (D x K) and its documents' raw ``texts`` (D strings or Nones,
-    shown in the examples instead of their words).
+    shown in the examples instead of their words); ``topic_names``: K names ("" for none).
 
     With a corpus: coherence uses it as reference corpus (Mimno et al. intend the training
     corpus), topic prevalence is the share of its tokens, sum_d N_d theta_dk / sum_d N_d (as
@@ -195,7 +142,7 @@ def build_report(beta, alpha, vocabulary, *, corpus: Corpus | None = None, doc_t
             if lengths.sum() > 0:
                 prevalence = lengths @ doc_topic / lengths.sum()
                 prevalence_source = "share of the corpus' tokens, sum_d N_d theta_dk / sum_d N_d"
-            examples = _examples(corpus, doc_topic, n_examples, texts)
+            examples = representative_documents(corpus, doc_topic, n_examples, texts)
     topics = [TopicEntry(topic=k, alpha=float(alpha[k]), prevalence=float(prevalence[k]),
                          words=[str(vocabulary[w]) for w in top[k]],
                          weights=[float(beta[k, w]) for w in top[k]],
@@ -203,7 +150,8 @@ def build_report(beta, alpha, vocabulary, *, corpus: Corpus | None = None, doc_t
                          npmi=None if npmi is None else float(npmi[k]),
                          umass=None if umass is None else float(umass[k]),
                          cv=None if cv is None else float(cv[k]),
-                         examples=[] if examples is None else examples[k])
+                         examples=[] if examples is None else examples[k],
+                         name="" if topic_names is None else str(topic_names[k]))
               for k in range(n_topics)]
     return ModelReport(title=title, facts={str(k): str(v) for k, v in (facts or {}).items()},
                        topics=topics, curve=list(curve or []), prevalence_source=prevalence_source,
@@ -296,15 +244,16 @@ def _map_svg(topics: list[TopicEntry]) -> str:
     radii = np.array([5.0 + 30.0 * math.sqrt(max(t.prevalence, 0.0) / largest) for t in topics])
     # A map crowded with topics shrinks its circles so that they fit beside each other.
     radii *= min(1.0, math.sqrt(0.35 * width * height / (math.pi * float(np.sum(radii ** 2)))))
-    centres = separated_circles(np.column_stack([width / 2 + (xs - (xs.max() + xs.min()) / 2) * scale,
-                                          height / 2 - (ys - (ys.max() + ys.min()) / 2) * scale]),
-                         radii, (width, height))
+    centres = np.column_stack([width / 2 + (xs - (xs.max() + xs.min()) / 2) * scale,
+                               height / 2 - (ys - (ys.max() + ys.min()) / 2) * scale])
+    centres = separated_circles(centres, radii, (width, height))
     parts = [f'<svg class="map" viewBox="0 0 {width:g} {height:g}" role="img" '
              f'aria-label="topic similarity map">',
              f'<rect x="0" y="0" width="{width:g}" height="{height:g}" fill="#fbfcfd"/>']
     for i in sorted(range(len(topics)), key=lambda i: -topics[i].prevalence):  # small on top
         t, (cx, cy), radius = topics[i], centres[i], radii[i]
-        label = html.escape(f"topic {t.topic}: {' '.join(t.words[:5])} "
+        label = html.escape(f"topic {t.topic}{f' ({t.name})' if t.name else ''}: "
+                            f"{' '.join(t.words[:5])} "
                             f"(prevalence {_number(t.prevalence, 3)})")
         parts.append(f'<circle class="topic" data-topic="{t.topic}" cx="{cx:.2f}" cy="{cy:.2f}" '
                      f'r="{radius:.2f}"><title>{label}</title></circle>'
@@ -374,7 +323,9 @@ def _topic_rows(report: ModelReport) -> str:
             f'<td class="num">{t.topic}</td><td class="num">{_number(t.prevalence, 3)}</td>'
             f'<td class="num">{_number(t.alpha, 3)}</td><td class="num">{_number(t.cv, 3)}</td>'
             f'<td class="num">{_number(t.npmi, 3)}</td>'
-            f'<td class="num">{_number(t.umass, 4)}</td><td>{words}</td></tr>')
+            f'<td class="num">{_number(t.umass, 4)}</td><td>'
+            + (f'<b class="name">{html.escape(t.name)}</b> ' if t.name else "")
+            + f'{words}</td></tr>')
     return "".join(rows)
 
 
@@ -393,8 +344,10 @@ def _examples_html(report: ModelReport) -> str:
                          f'{html.escape(e.document_id)}</b>{_fields_html(e.fields)} '
                          f'({100 * e.proportion:.0f}%): '
                          f'{html.escape(e.text)}</blockquote>' for e in t.examples)
-        cards.append(f'<article class="topic" data-topic="{t.topic}"><h3>topic {t.topic}: '
-                     f'{html.escape(" ".join(t.words[:5]))}</h3>{quotes}</article>')
+        cards.append(f'<article class="topic" data-topic="{t.topic}"><h3>topic {t.topic}'
+                     f'{html.escape(f" ({t.name})" if t.name else "")}: '
+                     f'{html.escape(" ".join(t.words[:5]))}</h3>'
+                     f'{quotes}</article>')
     return "".join(cards)
 
 

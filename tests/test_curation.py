@@ -1,0 +1,111 @@
+"""Curating topics: names kept in every model file and shown where topics are (``name``,
+``topics``, ``transform --json``, the report), changing no number of the model and surviving an
+update; and each topic's representative documents (``topics --docs``): the documents with the
+largest proportion of it, by their id and their own raw text."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from streamtopics import OnlineLDA
+from streamtopics.cli.main import main
+from streamtopics.persistence import load_model
+
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+THEMES = ("fruit", "motor", "ocean")
+
+
+@pytest.fixture(scope="module")
+def stream(tmp_path_factory):
+    """Raw JSON lines of 3 planted themes (30 words each, 8 per document), and a model file
+    fitted on them."""
+    folder = tmp_path_factory.mktemp("curation")
+    rng = np.random.default_rng(2)
+    words = {theme: [f"{theme}{LETTERS[i]}{LETTERS[j]}" for i in range(5) for j in range(6)]
+             for theme in THEMES}
+    lines = [{"id": f"doc-{d}", "text": "A note on " + ", ".join(
+        rng.choice(words[THEMES[d % 3]], size=8)) + "."} for d in range(240)]
+    source = folder / "docs.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    model = folder / "m.stm"
+    assert main(["fit", str(source), "-k", "3", "--passes", "5", "--seed", "0",
+                 "-o", str(model)]) == 0
+    return source, model, lines
+
+
+def _run_json(capsys, argv) -> dict:
+    capsys.readouterr()
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_names_are_kept_shown_and_change_no_number(stream, tmp_path, capsys):
+    source, model, _ = stream
+    names_file = tmp_path / "names.txt"
+    names_file.write_text("# topic names\n2 third\n")
+    named = tmp_path / "named.stm"
+    result = _run_json(capsys, ["name", str(model), "--names", "0=first,1=second",
+                                "--names-file", str(names_file), "-o", str(named)])
+    assert result["topic_names"] == ["first", "second", "third"]
+    before, after = load_model(model), load_model(named)
+    for name, array in before[0].items():
+        np.testing.assert_array_equal(after[0][name], array)
+    assert after[1]["library_version"] == before[1]["library_version"]
+    topics = _run_json(capsys, ["topics", str(named)])["topics"]
+    assert [t["name"] for t in topics] == ["first", "second", "third"]
+    assert _run_json(capsys, ["transform", str(named), str(source)])["topic_names"] == \
+        ["first", "second", "third"]
+    page = tmp_path / "report.html"
+    assert main(["report", str(named), str(source), "-o", str(page)]) == 0
+    assert '<b class="name">second</b>' in page.read_text(encoding="utf-8")
+    updated = tmp_path / "updated.stm"
+    assert main(["update", str(named), str(source), "-o", str(updated)]) == 0
+    assert OnlineLDA.load(updated).topic_names_ == ["first", "second", "third"]
+    renamed = _run_json(capsys, ["name", str(named), "--names", "1=other", "-o",
+                                 str(tmp_path / "renamed.stm")])
+    assert renamed["topic_names"] == ["first", "other", "third"]
+    cleared = _run_json(capsys, ["name", str(named), "--clear", "-o", str(tmp_path / "c.stm")])
+    assert cleared["topic_names"] == ["", "", ""]
+
+
+def test_bad_names_are_refused_with_what_is_wrong(stream, tmp_path, capsys):
+    _, model, _ = stream
+    out = str(tmp_path / "x.stm")
+    for argv, message in [(["--names", "0=same,1=same"], "repeated"),
+                          (["--names", "7=far"], "topic 7 does not exist"),
+                          (["--names", "zero=x"], "expected INDEX=NAME"),
+                          ([], "nothing to do")]:
+        assert main(["name", str(model), *argv, "-o", out]) == 2
+        assert message in capsys.readouterr().err, message
+    bad = tmp_path / "bad.txt"
+    bad.write_text("0 first\nsecond\n")
+    assert main(["name", str(model), "--names-file", str(bad), "-o", out]) == 2
+    assert "line 2" in capsys.readouterr().err
+    assert main(["export", str(model), "-o", str(tmp_path / "plain.npz")]) == 0
+    assert main(["name", str(tmp_path / "plain.npz"), "--names", "0=a", "-o", out]) == 2
+    assert "no metadata" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="repeated"):
+        OnlineLDA.load(model).set_topic_names(["a", "a", ""])
+
+
+def test_representative_documents_are_the_topics_own_by_id_and_raw_text(stream, capsys):
+    source, model, lines = stream
+    result = _run_json(capsys, ["topics", str(model), str(source), "--docs", "4"])
+    fitted = OnlineLDA.load(model)
+    for topic in result["topics"]:
+        documents = topic["documents"]
+        assert len(documents) == 4
+        proportions = [d["proportion"] for d in documents]
+        assert proportions == sorted(proportions, reverse=True) and proportions[0] > 0.8
+        themes = set()
+        for document in documents:
+            line = lines[int(document["document"]) - 1]  # ids are the 1-based lines
+            assert document["fields"]["id"] == line["id"] and document["text"] == line["text"]
+            themes.add(next(t for t in THEMES if t in line["text"]))
+        assert len(themes) == 1  # one planted theme per topic
+        assert themes.pop() in "".join(fitted.top_words(3)[topic["topic"]])
+    assert main(["topics", str(model), "--docs", "2"]) == 2
+    assert "--docs needs CORPUS" in capsys.readouterr().err
