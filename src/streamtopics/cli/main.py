@@ -17,11 +17,11 @@ import warnings
 from .._version import __version__
 from ..errors import StreamtopicsError, StreamtopicsWarning
 from ..threads import using_threads
-from . import (demo, dpp, evaluate, experiment, export, fit, name, predict_labels, preprocess,
+from . import (curate, demo, dpp, evaluate, experiment, export, fit, predict_labels, preprocess,
                report, reviews, synth, timeline, topics, transform, update)
 from . import select_k
 
-SUBCOMMANDS = (demo, preprocess, synth, fit, update, name, topics, transform, evaluate, export,
+SUBCOMMANDS = (demo, preprocess, synth, fit, update, curate, topics, transform, evaluate, export,
                experiment, reviews, dpp, report, predict_labels, select_k, timeline)
 
 
