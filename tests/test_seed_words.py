@@ -1,0 +1,120 @@
+"""Seed words (guided topics): seed sets steer chosen topics through the per-topic-word prior
+eta_kv = eta + lambda [v in seeds of topic k], on planted data and against the equations."""
+
+import numpy as np
+import pytest
+from scipy.special import gammaln
+
+from streamtopics import InputError, generate_synthetic
+from streamtopics.estimators.gibbs_lda import GibbsLDA
+from streamtopics.estimators.seed_words import SeedWordWarning
+from streamtopics.evaluation.matching import match_topics
+from streamtopics.inference import cgs
+
+
+def _planted(seed: int):
+    """A 10-topic synthetic corpus and seeds: the top 5 words of 3 random true topics."""
+    corpus, truth = generate_synthetic(10, 500, 300, 60, seed=seed)
+    chosen = np.random.default_rng(seed).choice(10, 3, replace=False)
+    seeds = {f"true{t}": [corpus.vocabulary[w] for w in np.argsort(truth.beta[t])[::-1][:5]]
+             for t in chosen}
+    return corpus, truth, chosen, seeds
+
+
+def _seeded_topics_matched(components, truth, chosen) -> bool:
+    """Whether Hungarian matching pairs seeded topic k (0..2) with its intended true topic."""
+    matching = match_topics(components, truth.beta, "tv")
+    assigned = dict(zip(matching.rows, matching.columns))
+    return all(assigned[k] == t for k, t in enumerate(chosen))
+
+
+def test_gibbs_seeded_topics_match_their_true_topics():
+    matched = 0
+    for seed in range(10):
+        corpus, truth, chosen, seeds = _planted(seed)
+        model = GibbsLDA(10, n_passes=60, burn_in=30, n_samples=3, seed_words=seeds,
+                         random_state=seed).fit(corpus)
+        assert model.seeded_topics_ == {name: k for k, name in enumerate(seeds)}
+        matched += _seeded_topics_matched(model.components_, truth, chosen)
+    assert matched >= 9
+
+
+def test_gibbs_without_seeds_topics_land_anywhere():
+    """The check above is not met by chance: unseeded, topics 0..2 rarely match those topics."""
+    matched = 0
+    for seed in range(10):
+        corpus, truth, chosen, _ = _planted(seed)
+        model = GibbsLDA(10, n_passes=60, burn_in=30, n_samples=3, random_state=seed).fit(corpus)
+        matched += _seeded_topics_matched(model.components_, truth, chosen)
+    assert matched <= 1
+
+
+def _small_state(prior_counts):
+    tokens = np.array([0, 1, 1, 2, 3, 3, 0, 2], dtype=np.int32)
+    offsets = np.array([0, 3, 8], dtype=np.int64)
+    assignments = np.array([0, 1, 0, 2, 1, 1, 2, 0], dtype=np.int32)
+    return cgs.GibbsState.from_assignments(tokens, offsets, assignments, 3, 4,
+                                           prior_counts=prior_counts)
+
+
+def test_phantom_counts_give_the_joint_and_phi_of_the_eta_matrix():
+    """log p(w, z) and phi (equation 2) with phantom counts equal the formulas with eta_kv."""
+    prior = np.zeros((4, 3), dtype=np.int32)
+    prior[[0, 2], 0] = 7
+    prior[3, 1] = 7
+    state, plain = _small_state(prior), _small_state(None)
+    alpha, eta = np.array([0.3, 0.2, 0.5]), 0.05
+    eta_matrix = eta + prior.T.astype(float)                # K x V
+    counts = plain.word_topic_counts.T.astype(float)        # K x V, tokens only
+    topic_word = np.sum(gammaln(eta_matrix.sum(axis=1)) - gammaln((counts + eta_matrix).sum(axis=1))
+                        + np.sum(gammaln(counts + eta_matrix) - gammaln(eta_matrix), axis=1))
+    plain_topic_word = plain.log_joint(alpha, eta) - cgs.log_joint(
+        plain.doc_topic_counts, np.zeros_like(plain.word_topic_counts),
+        np.zeros_like(plain.topic_counts), alpha, eta)
+    assert state.log_joint(alpha, eta) == pytest.approx(
+        plain.log_joint(alpha, eta) - plain_topic_word + topic_word, rel=1e-12)
+    phi, _ = state.estimate(alpha, eta, "standard")
+    np.testing.assert_allclose(phi, (counts + eta_matrix)
+                               / (counts + eta_matrix).sum(axis=1, keepdims=True))
+    np.testing.assert_array_equal(state.observed_word_topic_counts(), plain.word_topic_counts)
+
+
+def test_phi_p_adds_the_phantom_counts_to_the_soft_counts():
+    prior = np.zeros((4, 3), dtype=np.int32)
+    prior[1, 2] = 5
+    state = _small_state(prior)
+    alpha, eta = np.array([0.3, 0.2, 0.5]), 0.05
+    _, word_soft = state.soft_counts(alpha, eta)
+    assert word_soft.sum() == pytest.approx(state.tokens.size)  # the tokens alone
+    phi, _ = state.estimate(alpha, eta, "p")
+    np.testing.assert_allclose(phi, cgs.topic_word_estimate(word_soft + prior, eta))
+
+
+def test_unknown_seed_words_are_reported_and_empty_sets_refused():
+    corpus, _, _, _ = _planted(0)
+    seeds = {"known": ["w1", "w2", "nosuchword"], "other": ["w3"]}
+    with pytest.warns(SeedWordWarning, match="nosuchword"):
+        model = GibbsLDA(4, n_passes=5, burn_in=0, n_samples=1, seed_words=seeds,
+                         random_state=0).fit(corpus)
+    assert model.unknown_seed_words_ == {"known": ["nosuchword"]}
+    assert model.topic_word_counts_.sum() == corpus.n_tokens  # no phantom counts exported
+    with pytest.raises(InputError, match="'none'"):
+        GibbsLDA(4, n_passes=5, seed_words={"none": ["absent"]}).fit(corpus)
+    with pytest.raises(InputError, match="optimize_eta"):
+        GibbsLDA(4, n_passes=5, seed_words=seeds, optimize_eta=True).fit(corpus)
+    with pytest.raises(InputError, match="5 seed sets for 4 topics"):
+        GibbsLDA(4, n_passes=5, seed_words={str(i): ["w1"] for i in range(5)}).fit(corpus)
+
+
+def test_word_ids_without_vocabulary_and_the_model_file(tmp_path):
+    counts = np.random.default_rng(0).poisson(1.0, size=(40, 12))
+    with pytest.warns(SeedWordWarning, match="99"):
+        model = GibbsLDA(3, n_passes=10, burn_in=0, n_samples=1, random_state=0,
+                         seed_words={"a": [0, 1, 99], "b": [5]}, seed_strength=9).fit(counts)
+    assert model.unknown_seed_words_ == {"a": [99]}
+    model.save(tmp_path / "m.npz")
+    loaded = GibbsLDA.load(tmp_path / "m.npz")
+    assert loaded.seed_words == {"a": [0, 1, 99], "b": [5]}
+    assert loaded.seed_strength == 9
+    assert loaded.seeded_topics_ == {"a": 0, "b": 1}
+    assert loaded.unknown_seed_words_ == {"a": [99]}
