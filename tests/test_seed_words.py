@@ -1,15 +1,20 @@
 """Seed words (guided topics): seed sets steer chosen topics through the per-topic-word prior
 eta_kv = eta + lambda [v in seeds of topic k], on planted data and against the equations."""
 
+import json
+
 import numpy as np
 import pytest
 from scipy.special import gammaln
 
+from test_cli_fit import write_docword
 from streamtopics import InputError, generate_synthetic
+from streamtopics.cli.main import main
 from streamtopics.estimators.gibbs_lda import GibbsLDA
 from streamtopics.estimators.seed_words import SeedWordWarning
 from streamtopics.evaluation.matching import match_topics
 from streamtopics.inference import cgs
+from streamtopics.persistence import load_model
 
 
 def _planted(seed: int):
@@ -118,3 +123,25 @@ def test_word_ids_without_vocabulary_and_the_model_file(tmp_path):
     assert loaded.seed_strength == 9
     assert loaded.seeded_topics_ == {"a": 0, "b": 1}
     assert loaded.unknown_seed_words_ == {"a": [99]}
+
+
+def test_fit_seed_words_from_the_cli(tmp_path, capsys):
+    """``fit --seed-words FILE.json``: the seeded topic is the intended one, the file keeps the
+    seeds, ``--json`` shows them, and options that do not go together are refused."""
+    corpus, truth = generate_synthetic(5, 60, 200, 40, seed=2)
+    (tmp_path / "vocab.txt").write_text("\n".join(corpus.vocabulary) + "\n")
+    write_docword(tmp_path / "train.docword.txt", corpus.counts)
+    top = [corpus.vocabulary[w] for w in np.argsort(truth.beta[3])[::-1][:5]]
+    (tmp_path / "seeds.json").write_text(json.dumps({"planted": top + ["absent"]}))
+    common = ["fit", str(tmp_path), "-k", "5", "--seed-words", str(tmp_path / "seeds.json"),
+              "-o", str(tmp_path / "m.npz")]
+    assert main([*common, "--method", "cgs", "--passes", "40", "--seed-strength", "30",
+                 "--json"]) == 0
+    output = json.loads(capsys.readouterr().out)
+    assert output["seeded_topics"] == {"planted": 0} and output["seed_strength"] == 30
+    assert output["unknown_seed_words"] == {"planted": ["absent"]}
+    arrays, metadata = load_model(tmp_path / "m.npz")
+    assert metadata["fitted"]["seed_words"] == {"planted": top + ["absent"]}
+    assert match_topics(arrays["beta"], truth.beta, "tv").columns[0] == 3
+    assert main([*common, "--method", "g-oem"]) == 2
+    assert "--seed-words works with --method cgs" in capsys.readouterr().err
