@@ -374,7 +374,7 @@ def _build_model(args, seeds: dict):
         return BATCH_MODELS[args.method](n_topics=args.topics, random_state=args.seed,
                                          **priors, **sampling, **seeds)
     return OnlineLDA(n_topics=args.topics, method=args.method, random_state=args.seed, **online,
-                     **given(averaging=args.averaging, local_sampler=args.local_sampler))
+                     **given(averaging=args.averaging, local_sampler=args.local_sampler), **seeds)
 
 
 def _progressive_evaluation(args, corpus) -> ProgressiveEvaluation | None:

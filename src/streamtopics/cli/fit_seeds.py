@@ -12,9 +12,12 @@ import json
 from pathlib import Path
 
 from ..errors import InputError
+from ..inference.presets import PRESETS
 from .common import positive_int
 
-SEEDED_METHODS = ("cgs",)
+# Collapsed Gibbs and the online presets with point-estimated topics (`inference.seeded_topics`).
+SEEDED_METHODS = ("cgs", *(name for name, method in PRESETS.items()
+                           if method.parameters in ("point", "smoothed")))
 
 
 def add_arguments(parser) -> None:

@@ -19,7 +19,7 @@ from ..validation import (BOOLEAN, InstanceOf, Integral, Interval, Options,
                           validate_parameters)
 from .base import N_JOBS
 from .batch import BATCH_PRIORS, BatchTopicModel, prior_vector
-from .seed_words import resolve_seed_words, seed_words_json
+from .seed_words import resolve_seed_words, seed_words_from_json, seed_words_json
 
 
 class GibbsLDA(BatchTopicModel):
@@ -255,6 +255,6 @@ class GibbsLDA(BatchTopicModel):
         self.chain_log_likelihoods_ = fitted["chain_log_likelihoods"]
         self.random_seed_ = fitted["random_seed"]
         self.n_iter_ = fitted["n_iter"]
-        self.seed_words = fitted.get("seed_words")
+        self.seed_words = seed_words_from_json(fitted.get("seed_words"))
         self.seeded_topics_ = fitted.get("seeded_topics", {})
         self.unknown_seed_words_ = fitted.get("unknown_seed_words", {})

@@ -46,10 +46,11 @@ class SeedTopics:
 
 
 def resolve_seed_words(seed_words: dict, vocabulary, n_words: int, n_topics: int,
-                       owner: str) -> SeedTopics:
+                       owner: str, report: bool = True) -> SeedTopics:
     """Match ``seed_words`` (name -> words: strings looked up in ``vocabulary``, integers
-    taken as word ids in [0, ``n_words``)); warn about unknown words, refuse more sets than topics and sets
-    without a known word."""
+    taken as word ids in [0, ``n_words``)); warn about unknown words (unless ``report`` is
+    False: a model read from its file), refuse more sets than topics and sets without a
+    known word."""
     if len(seed_words) > n_topics:
         raise InputError(f"{owner}: {len(seed_words)} seed sets for {n_topics} topics")
     index = None if vocabulary is None else {str(w): i for i, w in enumerate(vocabulary)}
@@ -74,18 +75,24 @@ def resolve_seed_words(seed_words: dict, vocabulary, n_words: int, n_topics: int
         word_ids[str(name)] = np.unique(np.asarray(known, dtype=np.int64))
         if missing:
             unknown[str(name)] = missing
-    if unknown:
+    if unknown and report:
         listed = "; ".join(f"{name}: {', '.join(map(str, words))}"
                            for name, words in unknown.items())
         warn(f"{owner}: seed words not in the vocabulary, ignored: {listed}", SeedWordWarning)
     return SeedTopics(topics, word_ids, unknown)
 
 
-def seed_words_json(seed_words: dict | None) -> dict | None:
-    """``seed_words`` as JSON for a model file: names as strings, words as strings or ints."""
+def seed_words_json(seed_words: dict | None) -> list | None:
+    """``seed_words`` as JSON for a model file: [name, words] pairs in the dict's order (the
+    topics' order; a JSON object's keys may be sorted), words as strings or ints."""
     if seed_words is None:
         return None
-    return {str(name): [_json_word(word) for word in words] for name, words in seed_words.items()}
+    return [[str(name), [_json_word(word) for word in words]] for name, words in seed_words.items()]
+
+
+def seed_words_from_json(pairs: list | None) -> dict | None:
+    """The ``seed_words`` dict that `seed_words_json` wrote."""
+    return None if pairs is None else {name: list(words) for name, words in pairs}
 
 
 def _json_word(word):
