@@ -232,12 +232,15 @@ class GibbsLDA(BatchTopicModel):
                 "topic_word_standard": self.topic_word_standard_}
 
     def _fitted_metadata(self) -> dict:
-        return {"topic_word_prior": float(self.topic_word_prior_),
-                "log_likelihood": float(self.log_likelihood_),
-                "chain_log_likelihoods": [float(x) for x in self.chain_log_likelihoods_],
-                "random_seed": int(self.random_seed_), "n_iter": int(self.n_iter_),
-                "seed_words": seed_words_json(self.seed_words), "seeded_topics": self.seeded_topics_,
-                "unknown_seed_words": self.unknown_seed_words_}
+        metadata = {"topic_word_prior": float(self.topic_word_prior_),
+                    "log_likelihood": float(self.log_likelihood_),
+                    "chain_log_likelihoods": [float(x) for x in self.chain_log_likelihoods_],
+                    "random_seed": int(self.random_seed_), "n_iter": int(self.n_iter_)}
+        if self.seed_words is not None:
+            metadata.update(seed_words=seed_words_json(self.seed_words),
+                            seeded_topics=self.seeded_topics_,
+                            unknown_seed_words=self.unknown_seed_words_)
+        return metadata
 
     def _restore_state(self, arrays: dict[str, np.ndarray], metadata: dict) -> None:
         super()._restore_state(arrays, metadata)
