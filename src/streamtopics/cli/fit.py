@@ -36,7 +36,7 @@ from ..inference.presets import PRESETS, SMOOTHED_TOPIC_WORD_PRIOR
 from ..reporting.progressive import METRICS, ProgressiveEvaluation, strict_record
 from ..training import fit_with_checkpoints, train_stream
 from ..validation import validate_parameters
-from . import fit_backend, fit_labeled
+from . import fit_backend, fit_labeled, fit_seeds
 from .common import (add_growth_options, add_json_flag, add_step_floor_option,
                      add_text_options, add_threads_option, default_of, emit, given,
                      positive_int, progress, read_training_corpus, report_reading, text_options)
@@ -154,6 +154,7 @@ def register(subparsers) -> None:
                              "vargibbs) when the input is streamed")
     fit_labeled.add_arguments(parser)
     fit_backend.add_arguments(parser)
+    fit_seeds.add_arguments(parser)
     hdp = parser.add_argument_group("--model hdp (topics grow with the stream; --method g-oem "
                                     "or vargibbs)")
     hdp.add_argument("--max-topics", type=int, default=None, metavar="N",
@@ -168,6 +169,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    seeds = fit_seeds.parameters(args)  # refuses seed words where the model takes none
     if args.model in fit_labeled.MODELS:
         return fit_labeled.run(args)
     if args.topics is None and args.model is None:
@@ -178,7 +180,7 @@ def run(args) -> int:
             raise InputError(f"{option} governs a growing vocabulary: add --grow-vocabulary")
     if not args.load_limit >= 0:
         raise InputError("--load-limit must be >= 0 MB")
-    model = _build_model(args)
+    model = _build_model(args, seeds)
     validate_parameters(model)  # K, batch size, priors...: before any input is read
     plan = plan_reading(args, model.n_passes, BATCH_METHODS)
     if plan.note is not None:
@@ -205,7 +207,7 @@ def run(args) -> int:
         "documents": documents, "tokens": tokens,
         "seconds": seconds, "documents_per_second": documents / seconds if seconds > 0 else None,
         "alpha_mean": float(model.doc_topic_prior_.mean()), "top_words": model.top_words(10),
-        **extra, **fit_backend.summary(model),
+        **extra, **fit_backend.summary(model), **fit_seeds.summary(model),
     }
     human = (f"{args.method}: K={result['n_topics']}, {documents} documents in {seconds:.1f} s "
              f"({documents / max(seconds, 1e-9):.0f} documents/s), mean alpha "
@@ -352,9 +354,9 @@ def _passes(text: str):
         raise argparse.ArgumentTypeError(f"expected a positive integer or auto, got {text!r}") from None
 
 
-def _build_model(args):
-    """The estimator that ``--method`` (and ``--model hdp``) names, with the options given: the
-    others are left to the estimator's own defaults."""
+def _build_model(args, seeds: dict):
+    """The estimator that ``--method`` (and ``--model hdp``) names, with the options given
+    (``seeds``: `fit_seeds.parameters`): the others are left to the estimator's own defaults."""
     priors = given(doc_topic_prior=args.doc_topic_prior, topic_word_prior=args.topic_word_prior,
                    n_passes=args.passes)
     online = given(batch_size=args.batch_size, local_passes=args.local_passes,
@@ -370,9 +372,9 @@ def _build_model(args):
                          n_chains=args.chains, estimator=args.estimator,
                          optimize_alpha=args.optimize_alpha) if args.method == "cgs" else {}
         return BATCH_MODELS[args.method](n_topics=args.topics, random_state=args.seed,
-                                         **priors, **sampling)
+                                         **priors, **sampling, **seeds)
     return OnlineLDA(n_topics=args.topics, method=args.method, random_state=args.seed, **online,
-                     **given(averaging=args.averaging, local_sampler=args.local_sampler))
+                     **given(averaging=args.averaging, local_sampler=args.local_sampler), **seeds)
 
 
 def _progressive_evaluation(args, corpus) -> ProgressiveEvaluation | None:

@@ -11,12 +11,15 @@ from __future__ import annotations
 import numpy as np
 
 from .. import memory
+from ..errors import InputError
 from ..inference import cgs
 from ..inference.mallet_state import read_mallet_state
 from ..threads import runs_on_n_jobs
-from ..validation import BOOLEAN, Integral, Interval, Options, validate_parameters
+from ..validation import (BOOLEAN, InstanceOf, Integral, Interval, Options,
+                          validate_parameters)
 from .base import N_JOBS
 from .batch import BATCH_PRIORS, BatchTopicModel, prior_vector
+from .seed_words import resolve_seed_words, seed_words_from_json, seed_words_json
 
 
 class GibbsLDA(BatchTopicModel):
@@ -52,6 +55,16 @@ class GibbsLDA(BatchTopicModel):
         topics and held-out likelihood as the exact sampler's; tests/test_cgs.py). A seed and
         B fix the model for any number of threads; use B a multiple of the threads. Memory: a
         V x K int32 copy per block.
+    seed_words : None, or ``{"name": [words...], ...}``: seed sets that steer topics 0..S-1
+        (the dict's order; the other topics stay free) through the per-topic-word prior
+        eta_kv = eta + lambda [v in seeds of topic k] (`estimators.seed_words`). Words are
+        strings matched against the vocabulary or integer word ids; unknown words are
+        reported (a `SeedWordWarning` and ``unknown_seed_words_``). Sampled as lambda
+        integer phantom counts in n_kv and n_k, which is exactly equation 1 with eta_kv:
+        p(z_j = k | z_-j) ∝ (n_dk + alpha_k) (n_kv + eta_kv) / (n_k + sum_w eta_kw);
+        phi (equations 2 and 41) is read with eta_kv in place of eta. Not with
+        ``optimize_eta`` (Minka's update assumes a symmetric eta).
+    seed_strength : lambda, the pseudo-counts each seed word adds to its topic (an integer).
     random_state : int, None or a numpy Generator; everything random flows from it.
     n_jobs : the threads of the compiled kernels (`streamtopics.threads`): None one thread, n
         threads, -1 every core; the samples are the same for any value.
@@ -61,7 +74,10 @@ class GibbsLDA(BatchTopicModel):
     equal to ``components_`` with ``estimator="standard"``), ``doc_topic_prior_`` (K),
     ``topic_word_prior_`` (eta), ``vocabulary_``, ``topic_word_counts_`` (K x V int32, the
     kept chain's final sample), ``log_likelihood_`` (its log p(w, z), nats),
-    ``chain_log_likelihoods_``, ``random_seed_``, ``n_iter_``.
+    ``chain_log_likelihoods_``, ``random_seed_``, ``n_iter_``; with seed words
+    ``seeded_topics_`` (name -> topic) and ``unknown_seed_words_`` (name -> words ignored).
+    ``topic_word_counts_`` and ``log_likelihood_`` count the tokens alone (no phantom counts;
+    the joint uses eta_kv).
     """
 
     _parameter_constraints = {
@@ -74,13 +90,16 @@ class GibbsLDA(BatchTopicModel):
         "n_chains": [Interval(Integral, 1, None)],
         "estimator": [Options(cgs.GIBBS_ESTIMATES)], "sampler": [Options(cgs.SAMPLERS)],
         "parallel_blocks": [Interval(Integral, 0, None)],
+        "seed_words": [None, InstanceOf(dict, "a dict of name -> list of words")],
+        "seed_strength": [Interval(Integral, 1, None)],
     }
 
     def __init__(self, n_topics: int = 10, doc_topic_prior=0.1, topic_word_prior: float = 0.01,
                  optimize_alpha: bool = False, optimize_eta: bool = False,
                  optimize_interval: int = 10, n_passes: int = 200, burn_in: int = 50,
                  lag: int = 5, n_samples: int = 10, n_chains: int = 1, estimator: str = "p",
-                 sampler: str = "sparse", parallel_blocks: int = 0, random_state=None, n_jobs=None):
+                 sampler: str = "sparse", parallel_blocks: int = 0, seed_words=None,
+                 seed_strength: int = 50, random_state=None, n_jobs=None):
         self.n_topics = n_topics
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
@@ -95,6 +114,8 @@ class GibbsLDA(BatchTopicModel):
         self.estimator = estimator
         self.sampler = sampler
         self.parallel_blocks = parallel_blocks
+        self.seed_words = seed_words
+        self.seed_strength = seed_strength
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -117,6 +138,7 @@ class GibbsLDA(BatchTopicModel):
             soft=self.estimator == "p", chains_kept=min(self.n_chains, 2),
             blocks=self.parallel_blocks, operation=self._operation("fit", corpus)))
         alpha = prior_vector(self.doc_topic_prior, self.n_topics)
+        prior_counts = self._seed_prior_counts(corpus)
         seed = self._fit_seed()
         tokens, offsets = corpus.document_tokens()
         every = self.optimize_interval
@@ -129,7 +151,7 @@ class GibbsLDA(BatchTopicModel):
                 tokens, offsets, self.n_topics, corpus.n_words, alpha, self.topic_word_prior,
                 schedule, sampler=self.sampler, estimator=self.estimator, seed=seed, chain=chain,
                 progress=None if observe is None else (lambda sweep, c=chain: observe(c, sweep)),
-                parallel_blocks=self.parallel_blocks)
+                parallel_blocks=self.parallel_blocks, prior_counts=prior_counts)
             log_likelihoods.append(result.log_likelihood)
             if best is None or result.log_likelihood > best.log_likelihood:
                 best = result
@@ -138,12 +160,26 @@ class GibbsLDA(BatchTopicModel):
         self.doc_topic_prior_ = best.alpha
         self.topic_word_prior_ = best.eta
         self.vocabulary_ = corpus.vocabulary
-        self.topic_word_counts_ = np.ascontiguousarray(best.state.word_topic_counts.T)
+        self.topic_word_counts_ = np.ascontiguousarray(best.state.observed_word_topic_counts().T)
         self.log_likelihood_ = best.log_likelihood
         self.chain_log_likelihoods_ = log_likelihoods
         self.random_seed_ = seed
         self.n_iter_ = self.n_passes
         return best.theta
+
+    def _seed_prior_counts(self, corpus) -> np.ndarray | None:
+        """The seed words' phantom counts (V x K), ``seeded_topics_`` and
+        ``unknown_seed_words_`` set; None without seed words."""
+        self.seeded_topics_, self.unknown_seed_words_ = {}, {}
+        if self.seed_words is None:
+            return None
+        if self.optimize_eta:
+            raise InputError("GibbsLDA: optimize_eta cannot be used with seed_words "
+                             "(Minka's update assumes a symmetric eta)")
+        seeds = resolve_seed_words(self.seed_words, corpus.vocabulary, corpus.n_words,
+                                   self.n_topics, "GibbsLDA")
+        self.seeded_topics_, self.unknown_seed_words_ = seeds.topics, seeds.unknown
+        return seeds.prior_counts(corpus.n_words, self.n_topics, self.seed_strength)
 
     @runs_on_n_jobs
     def transform(self, X) -> np.ndarray:
@@ -186,6 +222,7 @@ class GibbsLDA(BatchTopicModel):
         model.log_likelihood_ = gibbs.log_joint(state.alpha, state.eta)
         model.chain_log_likelihoods_ = [model.log_likelihood_]
         model.random_seed_ = model._fit_seed()
+        model.seeded_topics_, model.unknown_seed_words_ = {}, {}
         model.n_iter_ = 0
         return model
 
@@ -195,10 +232,15 @@ class GibbsLDA(BatchTopicModel):
                 "topic_word_standard": self.topic_word_standard_}
 
     def _fitted_metadata(self) -> dict:
-        return {"topic_word_prior": float(self.topic_word_prior_),
-                "log_likelihood": float(self.log_likelihood_),
-                "chain_log_likelihoods": [float(x) for x in self.chain_log_likelihoods_],
-                "random_seed": int(self.random_seed_), "n_iter": int(self.n_iter_)}
+        metadata = {"topic_word_prior": float(self.topic_word_prior_),
+                    "log_likelihood": float(self.log_likelihood_),
+                    "chain_log_likelihoods": [float(x) for x in self.chain_log_likelihoods_],
+                    "random_seed": int(self.random_seed_), "n_iter": int(self.n_iter_)}
+        if self.seed_words is not None:
+            metadata.update(seed_words=seed_words_json(self.seed_words),
+                            seeded_topics=self.seeded_topics_,
+                            unknown_seed_words=self.unknown_seed_words_)
+        return metadata
 
     def _restore_state(self, arrays: dict[str, np.ndarray], metadata: dict) -> None:
         super()._restore_state(arrays, metadata)
@@ -216,3 +258,6 @@ class GibbsLDA(BatchTopicModel):
         self.chain_log_likelihoods_ = fitted["chain_log_likelihoods"]
         self.random_seed_ = fitted["random_seed"]
         self.n_iter_ = fitted["n_iter"]
+        self.seed_words = seed_words_from_json(fitted.get("seed_words"))
+        self.seeded_topics_ = fitted.get("seeded_topics", {})
+        self.unknown_seed_words_ = fitted.get("unknown_seed_words", {})

@@ -34,7 +34,9 @@ from ..errors import InputError
 from ..inference.gibbs_estep import LOCAL_SAMPLERS
 from ..inference.backends import BACKENDS, BackendObject, resolve_backend
 from ..inference.minibatch import Minibatch
+from ..inference.global_parameters import PointEstimate
 from ..inference.parts import independent_documents
+from ..inference.seeded_topics import SeededPointEstimate
 from ..kernels.random import content_key
 from ..inference.presets import (DEFAULT_LOCAL_PASSES, DEFAULT_STEP_DECAY, DEFAULT_STEP_OFFSET,
                                  PRESETS, Method, PartSettings, build_parts,
@@ -44,6 +46,7 @@ from ..validation import (BOOLEAN, InstanceOf, Integral, Interval, Options, Posi
                           validate_parameters, warn_topic_count)
 from . import auto_passes
 from .base import N_JOBS, RANDOM_STATE, NotFittedError, TopicModelEstimator
+from .seed_words import resolve_seed_words, seed_words_from_json, seed_words_json
 
 
 def _counts_and_vocabulary(documents) -> tuple[sp.csr_matrix, np.ndarray | None]:
@@ -218,10 +221,21 @@ class OnlineLDA(TopicModelEstimator):
         document proposals, O(1) each; same stationary distribution and recorded
         conditionals, slower mixing, see docs/methods.md). Their chains, hence the models,
         differ for the same seed.
+    seed_words : None, or ``{"name": [words...], ...}``: seed sets that steer topics 0..S-1
+        (the dict's order; the other topics stay free) through the per-topic-word prior
+        eta_kv = eta + lambda [v in seeds of topic k] of the point-estimate methods (g-oem,
+        g-oem++, v-oem, v-oem++, splda, sgs): the M-step is then
+        beta_kv = (eta_kv + N s1_kv) / (sum_w eta_kw + N sum_w s1_kw)
+        (`inference.seeded_topics`). Words are strings of the vocabulary or integer word ids;
+        unknown ones are reported (a `SeedWordWarning`, ``unknown_seed_words_``), a set without
+        a known word is an error (`estimators.seed_words`). Not with ``averaging`` or
+        ``grow_vocabulary``.
+    seed_strength : lambda, the pseudo-counts each seed word adds to its topic's prior.
 
     Fitted attributes: ``components_`` (K x V; E_q[beta] for Bayesian methods),
     ``doc_topic_prior_`` (K), ``lambda_`` (Bayesian methods: lambda, K x V; None otherwise),
-    ``topic_word_prior_`` (eta),
+    ``topic_word_prior_`` (eta), ``seeded_topics_`` (name -> topic) and
+    ``unknown_seed_words_`` (name -> words ignored) with seed words,
     ``vocabulary_`` (V), ``method_`` (the resolved `Method`), ``n_steps_``,
     ``n_documents_seen_``; after `fit`: ``n_passes_`` (passes run) and ``validation_scores_``
     (with "auto": the validation log-perplexity per document after each pass, else None);
@@ -239,7 +253,7 @@ class OnlineLDA(TopicModelEstimator):
                  update_topic_word_prior: bool = False, grow_vocabulary: bool = False,
                  min_word_count: int = DEFAULT_MIN_COUNT,
                  max_vocabulary=None, n_init: int = 1, local_sampler: str = "auto",
-                 backend="serial", n_jobs=None):
+                 seed_words=None, seed_strength: int = 50, backend="serial", n_jobs=None):
         self.n_topics = n_topics
         self.method = method
         self.batch_size = batch_size
@@ -259,6 +273,8 @@ class OnlineLDA(TopicModelEstimator):
         self.max_vocabulary = max_vocabulary
         self.n_init = n_init
         self.local_sampler = local_sampler
+        self.seed_words = seed_words
+        self.seed_strength = seed_strength
         self.backend = backend
         self.n_jobs = n_jobs
 
@@ -287,9 +303,15 @@ class OnlineLDA(TopicModelEstimator):
         "max_vocabulary": [None, Interval(Integral, 1, None)],
         "n_init": [Interval(Integral, 1, None)],
         "local_sampler": [Options(LOCAL_SAMPLERS)],
+        "seed_words": [None, InstanceOf(dict, "a dict of name -> list of words")],
+        "seed_strength": [Interval(Integral, 1, None)],
         "backend": [Options(BACKENDS), BackendObject()],
     }
     _execution_parameters = ("backend", "n_jobs")
+    # The models built on this loop without seed words (`OnlineHDP`, `LabeledOnlineLDA`) keep
+    # these; `OnlineLDA` sets its own in __init__.
+    seed_words = None
+    _seed_prior = None
     _parameter_symbols = {**TopicModelEstimator._parameter_symbols, "step_offset": "tau0",
                           "step_decay": "kappa", "step_floor": "the least rho_i",
                           "corpus_size": "D, the documents of the corpus"}
@@ -329,7 +351,13 @@ class OnlineLDA(TopicModelEstimator):
         """Algorithm 1 with the method's parts (`presets.build_parts`), for a new model or one
         read from a file."""
         parts = build_parts(method, settings)
-        return OnlineEM(parts.local, parts.parameters, parts.step_size, parts.alpha_update,
+        parameters = parts.parameters
+        if self._seed_prior is not None:
+            if type(parameters) is not PointEstimate:
+                raise InputError(f"seed_words need a point-estimate method (g-oem, g-oem++, "
+                                 f"v-oem, v-oem++, splda, sgs), not {method.name!r}")
+            parameters = SeededPointEstimate(parameters.topic_word_prior, self._seed_prior)
+        return OnlineEM(parts.local, parameters, parts.step_size, parts.alpha_update,
                         boosted=parts.boosted, averaging=bool(self.averaging), seed=seed)
 
     def transform_estimator(self):
@@ -374,6 +402,7 @@ class OnlineLDA(TopicModelEstimator):
         rows = self._first_step_rows(method) if first_batch_rows is None else first_batch_rows
         self._check_resources(counts, method, rows, corpus_size)
         self._fitted_settings = self.part_settings(corpus_size)
+        self._seed_prior = self._seed_prior_counts(vocabulary, n_words)
         rng = np.random.default_rng(self.random_state if random_state is None else random_state)
         beta, alpha, seed = self.initial_state(n_words, rng)
         self._engine = self.build_engine(method, self._fitted_settings, seed)
@@ -384,6 +413,21 @@ class OnlineLDA(TopicModelEstimator):
                             else np.asarray([f"w{i}" for i in range(n_words)], dtype=str))
         self._pending_words = PendingWords()
         self._components_cache = None
+
+    def _seed_prior_counts(self, vocabulary, n_words: int, report: bool = True):
+        """lambda s (V x K) of ``seed_words`` (`estimators.seed_words`), ``seeded_topics_``
+        and ``unknown_seed_words_`` set; None without seed words."""
+        self.seeded_topics_, self.unknown_seed_words_ = {}, {}
+        if self.seed_words is None:
+            return None
+        for option in ("averaging", "grow_vocabulary"):
+            if getattr(self, option):
+                raise InputError(f"{type(self).__name__}: seed_words cannot be used with "
+                                 f"{option}")
+        seeds = resolve_seed_words(self.seed_words, vocabulary, n_words, self.n_topics,
+                                   type(self).__name__, report)
+        self.seeded_topics_, self.unknown_seed_words_ = seeds.topics, seeds.unknown
+        return seeds.prior_counts(n_words, self.n_topics, self.seed_strength).astype(np.float64)
 
     def _check_resources(self, counts: sp.csr_matrix, method: Method, rows: int,
                          n_documents: int | None) -> None:
@@ -787,8 +831,11 @@ class OnlineLDA(TopicModelEstimator):
 
     def _fitted_metadata(self) -> dict:
         engine = self._require_fitted()
-        return {"method": self.method_.as_dict(), "step": engine.step, "seed": engine.seed,
-                "settings": self._fitted_settings.as_dict()}
+        metadata = {"method": self.method_.as_dict(), "step": engine.step, "seed": engine.seed,
+                    "settings": self._fitted_settings.as_dict()}
+        if self.seed_words is not None:
+            metadata["seed_words"] = seed_words_json(self.seed_words)
+        return metadata
 
     def _restore_state(self, arrays: dict[str, np.ndarray], metadata: dict) -> None:
         fitted = metadata.get("fitted", {})
@@ -797,6 +844,10 @@ class OnlineLDA(TopicModelEstimator):
         self.method_ = resolve_method(method)
         self._fitted_settings = PartSettings.of({**self.part_settings().as_dict(),
                                                  **fitted.get("settings", {})})
+        if "seed_words" in fitted:
+            self.seed_words = seed_words_from_json(fitted["seed_words"])
+        self._seed_prior = self._seed_prior_counts(arrays["vocabulary"],
+                                                   arrays["vocabulary"].size, report=False)
         self._engine = self.build_engine(method, self._fitted_settings, int(fitted["seed"]))
         self._engine.restore(arrays, int(fitted["step"]))
         self.vocabulary_ = arrays["vocabulary"]

@@ -8,8 +8,8 @@ Papanikolaou, Foulds, Rubin & Tsoumakas (2017), "Dense distributions from sparse
 - Estimators from one sample: standard phi and theta (equations 2-3, `topic_word_estimate`,
   `doc_topic_estimate` on hard counts) and phi^p, theta^p (equations 41 and 40: the same
   formulas on the soft counts of `GibbsState.soft_counts`, Algorithm 1).
-- `run_chain`: burn-in, hyperparameter optimisation (Minka's fixed point, `optimize_alpha`,
-  `optimize_eta`), samples every ``lag`` sweeps (when: a `ChainSchedule`), estimates averaged
+- `run_chain`: burn-in, hyperparameter optimisation (Minka's fixed point, `dirichlet_fixed_point`),
+  samples every ``lag`` sweeps (when: a `ChainSchedule`), estimates averaged
   over the samples of the chain after explicit topic alignment (`align_topics`).
 - `predict_doc_topics`: new documents with phi fixed (equation 4), theta (equation 3) and
   theta^p (equation 33) from the same samples, averaged over samples and chains; this averaging
@@ -23,11 +23,12 @@ from typing import Callable
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
-from scipy.special import digamma, gammaln
+from scipy.special import gammaln
 
 from ..kernels import cgs as kernels
 from ..kernels import cgs_blocks as block_kernels
 from ..kernels.random import content_keys
+from .dirichlet_fixed_point import optimize_alpha, optimize_eta
 from .topic_mask import TopicMask, kernel_mask
 
 # The choices of ``sampler`` and ``estimator``; `GibbsLDA` validates them once (its constraints
@@ -69,6 +70,10 @@ class GibbsState:
     of `Corpus.document_tokens`; ``doc_topic_counts`` is D x K, ``word_topic_counts`` V x K
     (word-major), both int32; ``topic_counts`` K int64. ``mask``: each document's allowed topics
     (Labeled LDA, equation 5), None for LDA; the sweeps and soft counts honour it.
+    ``prior_counts``: integer phantom counts lambda [v in seeds of k] (V x K, seed words,
+    `estimators.seed_words`) held inside ``word_topic_counts`` and ``topic_counts``, so that
+    both samplers draw with eta_kv = eta + lambda [v in seeds of k] unchanged; the
+    estimates, the joint and `observed_word_topic_counts` account for them.
     """
 
     tokens: np.ndarray
@@ -78,12 +83,15 @@ class GibbsState:
     word_topic_counts: np.ndarray
     topic_counts: np.ndarray
     mask: TopicMask | None = None
+    prior_counts: np.ndarray | None = None
     _word_lists: kernels.WordTopicLists | None = field(default=None, repr=False)
 
     @classmethod
     def from_assignments(cls, tokens, offsets, assignments, n_topics: int,
-                         n_words: int, mask: TopicMask | None = None) -> "GibbsState":
-        """The state of given assignments (e.g. read from another sampler's output)."""
+                         n_words: int, mask: TopicMask | None = None,
+                         prior_counts: np.ndarray | None = None) -> "GibbsState":
+        """The state of given assignments (e.g. read from another sampler's output), with
+        the phantom ``prior_counts`` added."""
         tokens = np.ascontiguousarray(tokens, dtype=np.int32)
         offsets = np.ascontiguousarray(offsets, dtype=np.int64)
         assignments = np.ascontiguousarray(assignments, dtype=np.int32)
@@ -98,18 +106,23 @@ class GibbsState:
                                                                 mask_topics, n_topics):
             raise ValueError("an assignment takes a topic its document's mask forbids")
         counts = kernels.count_assignments(tokens, offsets, assignments, n_topics, n_words)
-        return cls(tokens, offsets, assignments, *counts, mask=mask)
+        if prior_counts is not None:
+            counts.word_topic[...] += prior_counts
+            counts.topic[...] += prior_counts.sum(axis=0, dtype=np.int64)
+        return cls(tokens, offsets, assignments, *counts, mask=mask, prior_counts=prior_counts)
 
     @classmethod
     def random(cls, tokens, offsets, n_topics: int, n_words: int, seed: int,
-               stream: int = 0, mask: TopicMask | None = None) -> "GibbsState":
+               stream: int = 0, mask: TopicMask | None = None,
+               prior_counts: np.ndarray | None = None) -> "GibbsState":
         """Uniformly random initial assignments (the usual CGS start; uniform over each
         document's allowed topics under a ``mask``)."""
         offsets = np.ascontiguousarray(offsets, dtype=np.int64)
         assignments = np.empty(int(offsets[-1]), dtype=np.int32)
         kernels.random_assignments(offsets, n_topics, seed, stream, assignments,
                                    *kernel_mask(mask, offsets.size - 1, n_topics))
-        return cls.from_assignments(tokens, offsets, assignments, n_topics, n_words, mask)
+        return cls.from_assignments(tokens, offsets, assignments, n_topics, n_words, mask,
+                                    prior_counts)
 
     @property
     def n_topics(self) -> int:
@@ -118,6 +131,12 @@ class GibbsState:
     @property
     def n_words(self) -> int:
         return self.word_topic_counts.shape[0]
+
+    def observed_word_topic_counts(self) -> np.ndarray:
+        """n_kv of the tokens alone (V x K), without the phantom prior counts."""
+        if self.prior_counts is None:
+            return self.word_topic_counts
+        return self.word_topic_counts - self.prior_counts
 
     @property
     def counts(self) -> kernels.CountMatrices:
@@ -177,16 +196,27 @@ class GibbsState:
         40 (``"p"``); under a mask theta_d is supported on the document's allowed topics."""
         if estimator == "p":
             doc_counts, word_counts = self.soft_counts(alpha, eta)
+            if self.prior_counts is not None:  # the soft counts cover the tokens only
+                word_counts += self.prior_counts
         else:
             doc_counts, word_counts = self.doc_topic_counts, self.word_topic_counts
         return (topic_word_estimate(word_counts, eta),
                 doc_topic_estimate(doc_counts, self.doc_topic_prior(alpha)))
 
     def log_joint(self, alpha: np.ndarray, eta: float) -> float:
-        """log p(w, z | alpha, eta), the collapsed joint (Griffiths & Steyvers 2004), in nats."""
+        """log p(w, z | alpha, eta), the collapsed joint (Griffiths & Steyvers 2004), in nats.
+        With seed words the topic-word terms are log B(n_k. + eta_k.) - log B(eta_k.): the
+        joint on the counts with phantoms, less the phantoms' own term log B(lambda s_k. +
+        eta) - log B(eta)."""
         alpha_sums = None if self.mask is None else self.doc_topic_prior(alpha).sum(axis=1)
-        return log_joint(self.doc_topic_counts, self.word_topic_counts, self.topic_counts,
-                         alpha, eta, alpha_sums)
+        value = log_joint(self.doc_topic_counts, self.word_topic_counts, self.topic_counts,
+                          alpha, eta, alpha_sums)
+        if self.prior_counts is not None:
+            prior = self.prior_counts[self.prior_counts > 0]
+            value -= np.sum(gammaln(prior + eta)) - prior.size * gammaln(eta)
+            topic_prior = self.prior_counts.sum(axis=0, dtype=np.int64)
+            value -= np.sum(gammaln(self.n_words * eta) - gammaln(topic_prior + self.n_words * eta))
+        return float(value)
 
 
 def log_joint(doc_topic_counts, word_topic_counts, topic_counts, alpha, eta,
@@ -209,62 +239,6 @@ def log_joint(doc_topic_counts, word_topic_counts, topic_counts, alpha, eta,
     else:
         value += np.sum(gammaln(alpha_sums)) - np.sum(gammaln(lengths + alpha_sums))
     return float(value)
-
-
-# --- hyperparameters (Minka 2000, fixed point; Wallach 2008 histogram form) ---------------------
-def optimize_alpha(doc_topic_counts: np.ndarray, alpha: np.ndarray, iterations: int = 50,
-                   tolerance: float = 1e-6, minimum: float = 1e-6) -> np.ndarray:
-    """Asymmetric Dirichlet alpha maximising prod_d DirMult(n_d | alpha), Minka's fixed point
-
-        alpha_k <- alpha_k sum_d [psi(n_dk + alpha_k) - psi(alpha_k)]
-                           / sum_d [psi(N_d + alpha_0) - psi(alpha_0)],
-
-    evaluated on histograms of the counts (as MALLET and tomotopy do), floored at ``minimum``.
-    """
-    alpha = np.asarray(alpha, dtype=np.float64).copy()
-    docs, topics = np.nonzero(doc_topic_counts)
-    if docs.size == 0:
-        return alpha
-    values = doc_topic_counts[docs, topics].astype(np.int64)
-    width = int(values.max()) + 1
-    pairs, pair_counts = np.unique(topics * width + values, return_counts=True)
-    pair_topics, pair_values = pairs // width, pairs % width
-    lengths = doc_topic_counts.sum(axis=1, dtype=np.int64)
-    length_values, length_counts = np.unique(lengths[lengths > 0], return_counts=True)
-    for _ in range(iterations):
-        alpha_sum = alpha.sum()
-        denominator = np.sum(length_counts * (digamma(length_values + alpha_sum) - digamma(alpha_sum)))
-        numerator = np.bincount(pair_topics, minlength=alpha.size, weights=pair_counts * (
-            digamma(pair_values + alpha[pair_topics]) - digamma(alpha[pair_topics])))
-        updated = np.maximum(alpha * numerator / denominator, minimum)
-        converged = np.max(np.abs(updated - alpha) / alpha) < tolerance
-        alpha = updated
-        if converged:
-            break
-    return alpha
-
-
-def optimize_eta(word_topic_counts: np.ndarray, eta: float, iterations: int = 50,
-                 tolerance: float = 1e-6, minimum: float = 1e-8) -> float:
-    """Symmetric Dirichlet eta maximising prod_k DirMult(n_k. | eta), Minka's fixed point
-
-        eta <- eta sum_{k,v} [psi(n_kv + eta) - psi(eta)] / (V sum_k [psi(n_k + V eta) - psi(V eta)]).
-    """
-    n_words = word_topic_counts.shape[0]
-    values, value_counts = np.unique(word_topic_counts[word_topic_counts > 0], return_counts=True)
-    topic_totals = word_topic_counts.sum(axis=0, dtype=np.int64)
-    eta = float(eta)
-    if values.size == 0:
-        return eta
-    for _ in range(iterations):
-        numerator = np.sum(value_counts * (digamma(values + eta) - digamma(eta)))
-        denominator = n_words * np.sum(digamma(topic_totals + n_words * eta) - digamma(n_words * eta))
-        updated = max(eta * numerator / denominator, minimum)
-        converged = abs(updated - eta) / eta < tolerance
-        eta = updated
-        if converged:
-            break
-    return eta
 
 
 # --- topic alignment ----------------------------------------------------------------------------
@@ -326,7 +300,8 @@ def run_chain(tokens, offsets, n_topics: int, n_words: int, alpha, eta: float,
               schedule: ChainSchedule = ChainSchedule(), *, sampler: str = "sparse",
               estimator: str = "p", seed: int = 0, chain: int = 0,
               progress: Callable[[int], None] | None = None,
-              mask: TopicMask | None = None, parallel_blocks: int = 0) -> ChainResult:
+              mask: TopicMask | None = None, parallel_blocks: int = 0,
+              prior_counts: np.ndarray | None = None) -> ChainResult:
     """Run one chain of ``schedule.iterations`` sweeps from a uniformly random start.
 
     Hyperparameters are optimised as the `ChainSchedule` says, then held fixed so that the
@@ -338,14 +313,18 @@ def run_chain(tokens, offsets, n_topics: int, n_words: int, alpha, eta: float,
     labels, so nothing is aligned, and alpha is not optimised (Minka's update assumes every
     topic allowed). ``parallel_blocks`` >= 2: approximate AD-LDA sweeps over that many blocks of
     documents, run in parallel (`GibbsState.sweep`); 0 or 1: the exact sequential sweeps.
+    ``prior_counts``: seed words' phantom counts (`GibbsState`); eta is then not optimised
+    (Minka's update assumes a symmetric eta).
     """
     if mask is not None and schedule.optimize_alpha_every:
         raise ValueError("alpha cannot be optimised under a topic mask")
+    if prior_counts is not None and schedule.optimize_eta_every:
+        raise ValueError("eta cannot be optimised with seed words")
     alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,)).copy()
     eta = float(eta)
     keep = schedule.kept_sweeps()
     state = GibbsState.random(tokens, offsets, n_topics, n_words, seed, chain * _CHAIN_STRIDE,
-                              mask)
+                              mask, prior_counts)
     phi_sum = theta_sum = standard_sum = reference = None
     relabelled = 0
     for sweep in range(1, schedule.iterations + 1):
