@@ -169,3 +169,17 @@ def test_curate_merges_a_split_theme_and_reports_the_held_out_change(stream, tmp
     assert main(["curate", str(four), "--merge", "0,1", "--remove", "1",
                  "-o", str(tmp_path / "x.stm")]) == 2
     assert "merged into another" in capsys.readouterr().err
+
+
+def test_seeded_topics_are_named_after_their_seed_sets(tmp_path, capsys):
+    """Seed words name their topics: ``topic_names_``, the model file and ``topics`` show the
+    seed sets' names; names given later take precedence."""
+    corpus, truth = generate_synthetic(4, 80, 400, seed=0)
+    top = np.argsort(-truth.beta, axis=1)[:, :5]
+    seeds = {"first": [f"w{w}" for w in top[0]], "second": [f"w{w}" for w in top[1]]}
+    model = OnlineLDA(4, n_passes=1, random_state=0, seed_words=seeds).fit(corpus)
+    assert model.topic_names_ == ["first", "second", "", ""]
+    model.save(tmp_path / "seeded.stm")
+    shown = _run_json(capsys, ["topics", str(tmp_path / "seeded.stm")])["topics"]
+    assert [t["name"] for t in shown] == ["first", "second", "", ""]
+    assert model.set_topic_names({1: "renamed"}).topic_names_ == ["first", "renamed", "", ""]

@@ -193,12 +193,17 @@ class TopicModelEstimator:
 
     @property
     def topic_names_(self) -> list[str]:
-        """Each topic's name, "" for a topic without one (`set_topic_names`; kept in model files,
-        shown by ``topics``, ``transform --json`` and the report)."""
+        """Each topic's name, "" for a topic without one: those given (`set_topic_names`), else
+        a seeded topic's seed-set name (``seeded_topics_``); kept in model files, shown by
+        ``topics``, ``transform --json`` and the report."""
         self._check_fitted()
         names = getattr(self, "_topic_names", None)
         n_topics = np.shape(self.components_)[0]
-        return list(names) if names is not None and len(names) == n_topics else [""] * n_topics
+        names = list(names) if names is not None and len(names) == n_topics else [""] * n_topics
+        for name, topic in (getattr(self, "seeded_topics_", None) or {}).items():
+            if 0 <= topic < n_topics and not names[topic] and name not in names:
+                names[topic] = name
+        return names
 
     def set_topic_names(self, names) -> "TopicModelEstimator":
         """Name topics: a mapping topic index -> name (the others keep theirs) or a list of K
@@ -306,9 +311,8 @@ class TopicModelEstimator:
         pipeline = getattr(self, "text_pipeline_", None)
         if pipeline is not None:
             metadata["text_pipeline"] = pipeline.as_dict()
-        names = getattr(self, "_topic_names", None)
-        if names is not None and len(names) == np.shape(arrays["beta"])[0] and any(names):
-            metadata[persistence.TOPIC_NAMES] = list(names)
+        if any(self.topic_names_):
+            metadata[persistence.TOPIC_NAMES] = self.topic_names_
         return arrays, metadata
 
     def _fitted_metadata(self) -> dict:
