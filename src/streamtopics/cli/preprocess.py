@@ -24,7 +24,8 @@ from ..corpus.writer import AtomicFile, write_corpus_dir
 from ..errors import InputError
 from .common import (add_json_flag, add_text_options, default_of, emit, progress,
                      report_reading, text_options)
-from .text_pipeline import add_pipeline_options, pipeline_options, pipeline_parameters
+from .text_pipeline import (add_pipeline_options, add_pruning_options, pipeline_options,
+                            pipeline_parameters, pruning_options)
 
 
 def register(subparsers) -> None:
@@ -43,16 +44,8 @@ def register(subparsers) -> None:
     parser.add_argument("--label-field", default=_default("label_field"),
                         help="field/column holding a label kept in meta.jsonl (default: "
                              "%(default)s)")
-    parser.add_argument("--stopwords", metavar="FILE", default=None,
-                        help="stop-word file, one per line, replacing the bundled English list")
+    add_pruning_options(parser)
     add_pipeline_options(parser)
-    parser.add_argument("--max-df", type=float, default=_default("max_df"),
-                        help="drop words in more than this fraction of documents (default: "
-                             "%(default)s)")
-    parser.add_argument("--min-count", type=int, default=_default("min_count"),
-                        help="drop words with fewer occurrences (default: %(default)s)")
-    parser.add_argument("--max-vocab", type=int, default=_default("max_vocab"),
-                        help="keep at most this many most frequent words (default: %(default)s)")
     parser.add_argument("--test-size", type=float, default=default_of(shuffle_split, "test_size"),
                         help="fraction of documents in the test split (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=default_of(shuffle_split, "seed"),
@@ -79,18 +72,14 @@ def run(args) -> int:
     if fmt not in TEXT_FORMATS:
         raise InputError(f"preprocess reads raw text ({', '.join(TEXT_FORMATS)}); this looks "
                          f"like a {fmt} corpus, which is already a bag of words", source)
-    for name, value, valid in (("--max-df", args.max_df, 0 < args.max_df <= 1),
-                               ("--min-count", args.min_count, args.min_count >= 1),
-                               ("--max-vocab", args.max_vocab, args.max_vocab >= 1),
-                               ("--test-size", args.test_size, 0 <= args.test_size < 1)):
-        if not valid:
-            raise InputError(f"{name} {value} is out of range")
+    pruning = pruning_options(args)
+    if not 0 <= args.test_size < 1:
+        raise InputError(f"--test-size {args.test_size} is out of range")
     report = ReadReport(source=str(source))
     documents = iter_raw_documents(source, fmt, report=report, **text_options(args))
-    corpus = preprocess_documents(_documents_with_progress(documents), stopwords=args.stopwords,
-                                  max_df=args.max_df, min_count=args.min_count,
-                                  max_vocab=args.max_vocab, label_field=args.label_field,
-                                  report=report, **pipeline_options(args))
+    corpus = preprocess_documents(_documents_with_progress(documents), **pruning,
+                                  label_field=args.label_field, report=report,
+                                  **pipeline_options(args))
     train, test = shuffle_split(corpus, args.test_size, args.seed)
     if args.time_field is not None and args.time_order in (None, TimeField.order):
         train, test = sort_by_time(train), sort_by_time(test)

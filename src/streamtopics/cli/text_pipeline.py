@@ -1,7 +1,9 @@
 """The options of `preprocess` that shape the text pipeline (`corpus.pipeline`): a tokeniser of
 the user's, extra stop words, phrases. A corpus directory records the outcome in
 ``pipeline.json``; models fitted on it keep it, and `transform` and `update` tokenise raw text
-by it, so these options are given once, to `preprocess`."""
+by it, so these options are given once, to `preprocess`. The vocabulary's pruning options
+(``--stopwords``, ``--max-df``, ``--min-count``, ``--max-vocab``) are also `timeline`'s, which
+preprocesses raw text itself."""
 
 from __future__ import annotations
 
@@ -9,7 +11,39 @@ import argparse
 
 from ..corpus.phrases import DEFAULT_MIN_COUNT, DEFAULT_THRESHOLD
 from ..corpus.pipeline import TextPipeline
-from .common import positive_int
+from ..corpus.preprocess import preprocess_documents
+from ..errors import InputError
+from .common import default_of, positive_int
+
+
+def add_pruning_options(parser) -> None:
+    """``--stopwords``, ``--max-df``, ``--min-count`` and ``--max-vocab``, at the defaults of
+    `preprocess_documents`; read back, checked, by `pruning_options`."""
+    parser.add_argument("--stopwords", metavar="FILE", default=None,
+                        help="stop-word file, one per line, replacing the bundled English list")
+    parser.add_argument("--max-df", type=float, default=_pruning_default("max_df"),
+                        help="drop words in more than this fraction of documents (default: "
+                             "%(default)s)")
+    parser.add_argument("--min-count", type=int, default=_pruning_default("min_count"),
+                        help="drop words with fewer occurrences (default: %(default)s)")
+    parser.add_argument("--max-vocab", type=int, default=_pruning_default("max_vocab"),
+                        help="keep at most this many most frequent words (default: %(default)s)")
+
+
+def _pruning_default(name: str):
+    return default_of(preprocess_documents, name)
+
+
+def pruning_options(args) -> dict:
+    """The keyword arguments of `preprocess_documents` / `load_corpus` that
+    `add_pruning_options` set, each checked to be in range (`InputError` naming the option)."""
+    for name, value, valid in (("--max-df", args.max_df, 0 < args.max_df <= 1),
+                               ("--min-count", args.min_count, args.min_count >= 1),
+                               ("--max-vocab", args.max_vocab, args.max_vocab >= 1)):
+        if not valid:
+            raise InputError(f"{name} {value} is out of range")
+    return {"stopwords": args.stopwords, "max_df": args.max_df, "min_count": args.min_count,
+            "max_vocab": args.max_vocab}
 
 
 def _threshold(text: str) -> float:

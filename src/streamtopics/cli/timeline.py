@@ -17,7 +17,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ..corpus.preprocess import preprocess_documents
 from ..corpus.readers import load_corpus
 from ..corpus.time import CALENDAR_PERIODS, document_times, iso
 from ..errors import InputError
@@ -29,6 +28,7 @@ from ..timeline.outputs import (save_timeline_model, write_prevalence_csv, write
                                 write_topics_jsonl)
 from .common import (add_json_flag, add_text_options, add_threads_option, default_of, emit,
                      given, period_spec, positive_int, report_reading, text_options)
+from .text_pipeline import add_pruning_options, pruning_options
 
 
 def register(subparsers) -> None:
@@ -68,12 +68,7 @@ def register(subparsers) -> None:
                              "(default: %(default)s)")
     parser.add_argument("--split", default="train", help="split of a corpus directory (default: "
                                                          "train)")
-    parser.add_argument("--stopwords", metavar="FILE", default=None,
-                        help="raw text: stop-word file (default: the bundled English list)")
-    for name, kind in (("max_df", float), ("min_count", int), ("max_vocab", int)):
-        parser.add_argument("--" + name.replace("_", "-"), type=kind, default=None,
-                            help=f"raw text: as in preprocess (default: "
-                                 f"{default_of(preprocess_documents, name)})")
+    add_pruning_options(parser.add_argument_group("raw text: the vocabulary, as preprocess's"))
     add_text_options(parser)
     add_threads_option(parser)
     add_json_flag(parser)
@@ -84,9 +79,8 @@ def run(args) -> int:
     output = Path(args.output)
     if output.exists() and not output.is_dir():
         raise InputError("not a directory", output)
-    corpus = load_corpus(args.input, split=args.split, stopwords=args.stopwords,
-                         **given(max_df=args.max_df, min_count=args.min_count,
-                                 max_vocab=args.max_vocab), **text_options(args))
+    corpus = load_corpus(args.input, split=args.split, **pruning_options(args),
+                         **text_options(args))
     report_reading(corpus.report)
     times = document_times(corpus)
     if times is None:
