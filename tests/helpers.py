@@ -2,6 +2,7 @@
 Fixtures live in conftest.py; plain functions and context managers here."""
 
 import contextlib
+import functools
 
 import numpy as np
 import scipy.sparse as sp
@@ -44,3 +45,20 @@ def stop_at(documents):
         if position.documents_total >= documents:
             raise Interrupted
     return progress
+
+
+def interrupt_fit_command(monkeypatch, fit_command, documents: int, streamed: bool) -> None:
+    """Make ``streamtopics fit`` (its module ``fit_command``) raise `Interrupted` once it has
+    trained ``documents``: through `train_stream`'s progress when its input is ``streamed``,
+    else through the callback of `fit_with_checkpoints` (a loaded corpus)."""
+    if streamed:
+        real, hook, stop = fit_command.train_stream, "progress", stop_at(documents)
+    else:
+        real, hook, seen = fit_command.fit_with_checkpoints, "callback", [0]
+
+        def stop(model, report):
+            seen[0] += report.n_documents
+            if seen[0] >= documents:
+                raise Interrupted
+    monkeypatch.setattr(fit_command, real.__name__, functools.wraps(real)(
+        lambda *arguments, **options: real(*arguments, **{**options, hook: stop})))

@@ -1,6 +1,5 @@
 """`streamtopics fit`, `topics` and `transform` end to end on a small corpus directory."""
 
-import functools
 import json
 
 import numpy as np
@@ -176,7 +175,7 @@ def test_checkpoints_never_change_the_model(tmp_path, capsys, corpus_dir, monkey
     for bit; interrupted after 150 documents (inside the first pass), then ``--resume PATH``,
     it still does, and says which checkpoint it resumed."""
     import streamtopics.cli.fit as fit_command
-    from helpers import Interrupted
+    from helpers import Interrupted, interrupt_fit_command
 
     directory, _ = corpus_dir
     common = [str(directory), "-k", "3", "--batch-size", "20", "--local-passes", "3",
@@ -188,22 +187,7 @@ def test_checkpoints_never_change_the_model(tmp_path, capsys, corpus_dir, monkey
     assert (checked["documents"], checked["steps"]) == (plain["documents"], plain["steps"])
     _same_arrays(tmp_path / "plain.stm", tmp_path / "checked.stm")
     interrupted = tmp_path / "interrupted.ckpt"
-    if passes == "1":  # one pass streams: `train_stream` takes a progress callback
-        real, hook = fit_command.train_stream, "progress"
-
-        def stop(position):
-            if position.documents_total >= 150:
-                raise Interrupted
-    else:
-        real, hook = fit_command.fit_with_checkpoints, "callback"
-        seen = [0]
-
-        def stop(model, report):
-            seen[0] += report.n_documents
-            if seen[0] >= 150:
-                raise Interrupted
-    monkeypatch.setattr(fit_command, real.__name__, functools.wraps(real)(
-        lambda *arguments, **options: real(*arguments, **{**options, hook: stop})))
+    interrupt_fit_command(monkeypatch, fit_command, 150, streamed=passes == "1")
     with pytest.raises(Interrupted):
         main(["fit", *common, "--checkpoint", str(interrupted), "--checkpoint-every", "60",
               "-o", str(tmp_path / "never.stm")])

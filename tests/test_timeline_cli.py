@@ -125,10 +125,8 @@ def test_synth_drift_writes_a_dated_corpus_and_its_truth(tmp_path, capsys):
 def test_dated_fit_checkpoints_and_resumes_bit_identical(run, tmp_path, capsys, monkeypatch):
     """``fit --time-field`` loads and sorts the input; with ``--checkpoint``, and interrupted
     then ``--resume``d, it writes the model arrays of the plain run, bit for bit."""
-    import functools
-
     import streamtopics.cli.fit as fit_command
-    from helpers import Interrupted
+    from helpers import Interrupted, interrupt_fit_command
     from streamtopics.persistence import load_model
 
     _, _, source = run
@@ -137,16 +135,7 @@ def test_dated_fit_checkpoints_and_resumes_bit_identical(run, tmp_path, capsys, 
               "--passes", "2", "--seed", "2", "--threads", "1", "--json"]
     assert main(["fit", *common, "-o", str(tmp_path / "plain.stm")]) == 0
     checkpoint = tmp_path / "run.ckpt"
-    seen = [0]
-
-    def stop(model, report):
-        seen[0] += report.n_documents
-        if seen[0] >= 1000:
-            raise Interrupted
-
-    real = fit_command.fit_with_checkpoints
-    monkeypatch.setattr(fit_command, real.__name__, functools.wraps(real)(
-        lambda *arguments, **options: real(*arguments, **{**options, "callback": stop})))
+    interrupt_fit_command(monkeypatch, fit_command, 1000, streamed=False)
     with pytest.raises(Interrupted):
         main(["fit", *common, "--checkpoint", str(checkpoint), "--checkpoint-every", "200",
               "-o", str(tmp_path / "never.stm")])
