@@ -176,16 +176,6 @@ def checked_topic_names(names, n_topics: int, path=None) -> list[str]:
     return names
 
 
-def read_topic_names(path, n_topics: int) -> list[str]:
-    """The topic names of the model file ``path`` (`TOPIC_NAMES`), "" for every topic of a
-    file without them (a plain ``.npz``, a model never named)."""
-    path = Path(path)
-    arrays = _read_arrays(path)
-    if _METADATA_KEY not in arrays:
-        return [""] * n_topics
-    return checked_topic_names(_verified(path, arrays)[1].get(TOPIC_NAMES), n_topics, path)
-
-
 def load_topic_parameters(path) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """(beta K x V, alpha K, vocabulary or None) from a streamtopics model file or a plain ``.npz``.
 
@@ -194,11 +184,19 @@ def load_topic_parameters(path) -> tuple[np.ndarray, np.ndarray, np.ndarray | No
     `evaluate` and `export` treat all models alike. A streamtopics model file must pass every
     check of `load_model`; then `topic_parameters` checks the arrays.
     """
+    return load_named_topics(path)[:3]
+
+
+def load_named_topics(path) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, list[str]]:
+    """`load_topic_parameters` and the topics' names (`TOPIC_NAMES`; "" for every topic of a
+    file without them: a plain ``.npz``, a model never named), from one read of the file."""
     path = Path(path)
-    arrays = _read_arrays(path)
+    arrays, metadata = _read_arrays(path), {}
     if _METADATA_KEY in arrays:
-        arrays, _ = _verified(path, arrays)
-    return topic_parameters(arrays, path)
+        arrays, metadata = _verified(path, arrays)
+    beta, alpha, vocabulary = topic_parameters(arrays, path)
+    return beta, alpha, vocabulary, checked_topic_names(metadata.get(TOPIC_NAMES),
+                                                        beta.shape[0], path)
 
 
 def scored_topic_parameters(path) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:

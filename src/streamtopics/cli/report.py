@@ -23,7 +23,7 @@ from ..corpus.corpus import Corpus
 from ..corpus.time import CALENDAR_PERIODS
 from ..errors import InputError, ModelFileError
 from ..estimators import load_estimator
-from ..persistence import load_topic_parameters, read_topic_names
+from ..persistence import load_named_topics
 from ..reporting.html import build_report, read_training_curve, write_report
 from ..timeline import topics_over_time
 from ..timeline.outputs import timeline_section
@@ -67,10 +67,10 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     output = existing_parent(args.output)
-    beta, alpha, vocabulary = load_topic_parameters(args.model)
+    beta, alpha, vocabulary, names = load_named_topics(args.model)
     try:
         model = load_estimator(args.model)
-    except ModelFileError:  # a plain .npz (already checked by load_topic_parameters)
+    except ModelFileError:  # a plain .npz (already checked by load_named_topics)
         model = None
     if vocabulary is None:
         vocabulary = np.asarray([f"w{i}" for i in range(beta.shape[1])], dtype=str)
@@ -111,7 +111,7 @@ def run(args) -> int:
                           curve=curve, n_words=args.words, n_examples=args.examples,
                           title=args.title or f"streamtopics report: {Path(args.model).name}",
                           facts=facts, texts=texts,
-                          topic_names=read_topic_names(args.model, beta.shape[0]))
+                          topic_names=names)
     write_report(output, replace(report, sections=sections))
     emit(args, {"output": str(output), "n_topics": len(report.topics),
                 "coherence": corpus is not None, "curve_points": len(curve),

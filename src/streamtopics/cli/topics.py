@@ -14,7 +14,7 @@ from ..errors import InputError, ModelFileError
 from ..estimators import load_estimator
 from ..estimators.base import TopicModelEstimator
 from ..evaluation import cv_coherence, npmi_coherence, topic_diversity, umass_coherence
-from ..persistence import load_topic_parameters, read_topic_names
+from ..persistence import load_named_topics
 from ..reporting.examples import representative_documents
 from .common import (add_json_flag, add_text_options, default_of, doc_topic_of, emit,
                      positive_int, raw_texts, read_onto_vocabulary, recorded_pipeline,
@@ -79,13 +79,12 @@ def _representatives(args, reference: Corpus, read, beta, alpha) -> list[list]:
 
 
 def run(args) -> int:
-    beta, alpha, vocabulary = load_topic_parameters(args.model)
+    beta, alpha, vocabulary, names = load_named_topics(args.model)
     if vocabulary is None:
         vocabulary = np.array([f"w{i}" for i in range(beta.shape[1])])
     n = max(1, min(args.words, beta.shape[1]))
     order = np.argsort(-beta, axis=1, kind="stable")[:, :n]
     diversity, exclusive = topic_diversity(beta)
-    names = read_topic_names(args.model, beta.shape[0])
     topics = [{"topic": k, "name": names[k], "alpha": float(alpha[k]),
                "words": [str(vocabulary[w]) for w in order[k]],
                "probabilities": [float(beta[k, w]) for w in order[k]],
