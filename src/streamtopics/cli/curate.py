@@ -100,9 +100,9 @@ def _indices(text: str, option: str) -> list[int]:
     return [int(item) for item in items]
 
 
-def _restructured(args) -> Path:
-    """Merge and remove topics of MODEL (an `OnlineLDA`), report the held-out change, write
-    the result to ``args.output``; the path names are read from afterwards."""
+def _restructured(args):
+    """MODEL (an `OnlineLDA`) with the topics of ``--merge`` merged and those of ``--remove``
+    removed, and its held-out scores before and after (None without ``--held-out``)."""
     model = load_estimator(args.model)
     groups = [_indices(text, "--merge") for text in args.merge]
     removed = [] if args.remove is None else _indices(args.remove, "--remove")
@@ -119,20 +119,32 @@ def _restructured(args) -> Path:
             curated = remove_topics(curated, [survivors.index(k) for k in removed])
     except ValueError as error:
         raise InputError(str(error), args.model) from None
-    if args.held_out is not None:
-        _, counts, _ = read_onto_vocabulary(args, args.held_out, model.vocabulary_,
-                                            pipeline=getattr(model, "text_pipeline_", None))
-        before, after = model.score(counts), curated.score(counts)
-        print(f"held-out log-likelihood per document ({counts.shape[0]} documents): "
-              f"{before:.2f} before, {after:.2f} after ({after - before:+.2f})", file=sys.stderr)
-        args.scores = {"before": before, "after": after}
-    curated.save(args.output)
-    return Path(args.output)
+    if args.held_out is None:
+        return curated, None
+    _, counts, _ = read_onto_vocabulary(args, args.held_out, model.vocabulary_,
+                                        pipeline=getattr(model, "text_pipeline_", None))
+    before, after = model.score(counts), curated.score(counts)
+    print(f"held-out log-likelihood per document ({counts.shape[0]} documents): "
+          f"{before:.2f} before, {after:.2f} after ({after - before:+.2f})", file=sys.stderr)
+    return curated, {"before": before, "after": after}
+
+
+def _chosen_names(args, current: list[str]) -> list[str]:
+    """The topics' names after ``--clear``, ``--names-file`` and ``--names`` (in that order)
+    applied to ``current``."""
+    names = {} if args.clear else dict(enumerate(current))
+    for given in (None if args.names_file is None else read_names_file(args.names_file),
+                  None if args.names is None else parse_names(args.names)):
+        if given:
+            names.update(given)
+    try:
+        return checked_topic_names(names, len(current))
+    except ValueError as error:
+        raise InputError(str(error)) from None
 
 
 def run(args) -> int:
     output = existing_parent(args.output)
-    args.scores = None
     restructuring = bool(args.merge or args.remove)
     if args.names is None and args.names_file is None and not args.clear and not restructuring:
         raise InputError("nothing to do: give --names, --names-file, --clear, --merge or "
@@ -142,26 +154,22 @@ def run(args) -> int:
     if is_topics_only(args.model):
         raise InputError("a plain .npz of topics has no metadata to keep names in: name the "
                          "streamtopics model file it was exported from", args.model)
-    source = _restructured(args) if restructuring else args.model
-    arrays, metadata = load_model(source)
-    n_topics = arrays["beta"].shape[0]
-    names = {} if args.clear else dict(enumerate(
-        checked_topic_names(metadata.get(TOPIC_NAMES), n_topics, args.model)))
-    for given in (None if args.names_file is None else read_names_file(args.names_file),
-                  None if args.names is None else parse_names(args.names)):
-        if given:
-            names.update(given)
-    try:
-        chosen = checked_topic_names(names, n_topics)
-    except ValueError as error:
-        raise InputError(str(error)) from None
-    for key in ("format", "format_version", "checksum"):  # written anew by save_model
-        metadata.pop(key, None)
-    metadata[TOPIC_NAMES] = chosen
-    save_model(output, arrays, metadata)
+    scores = None
+    if restructuring:  # a new training state: the estimator writes it
+        curated, scores = _restructured(args)
+        chosen = _chosen_names(args, curated.topic_names_)
+        curated.set_topic_names(chosen).save(output)
+    else:  # names only: the file's arrays stay as they are, its metadata gets the names
+        arrays, metadata = load_model(args.model)
+        chosen = _chosen_names(args, checked_topic_names(
+            metadata.get(TOPIC_NAMES), arrays["beta"].shape[0], args.model))
+        for key in ("format", "format_version", "checksum"):  # written anew by save_model
+            metadata.pop(key, None)
+        metadata[TOPIC_NAMES] = chosen
+        save_model(output, arrays, metadata)
     named = {k: name for k, name in enumerate(chosen) if name}
-    emit(args, {"model": str(output), "n_topics": n_topics, "topic_names": chosen,
-                **({} if args.scores is None else {"held_out": args.scores})},
-         f"wrote {output}: {len(named)} of {n_topics} topics named"
+    emit(args, {"model": str(output), "n_topics": len(chosen), "topic_names": chosen,
+                **({} if scores is None else {"held_out": scores})},
+         f"wrote {output}: {len(named)} of {len(chosen)} topics named"
          + "".join(f"\n{k}  {name}" for k, name in named.items()))
     return 0
