@@ -27,6 +27,7 @@ from ..corpus.corpus import ReadReport
 from ..corpus.labels import read_label_file, restrict_labels, split_label_file
 from ..errors import InputError
 from ..estimators.labeled_online import LabeledOnlineLDA
+from ..estimators.online_lda import MAPPED_BY_NAME
 from ..evaluation.matching import topic_movement
 from ..training import load_trainable, train_stream
 from .common import (add_growth_options, add_json_flag, add_step_floor_option, add_text_options,
@@ -128,9 +129,9 @@ def _update_online(model, args) -> tuple[ReadReport, int]:
 
 def _with_mapping(reading: ReadReport | None, mapping: ReadReport | None) -> ReadReport:
     """The reader's report with the words the model mapped by name (`OnlineLDA.partial_fit` of
-    documents over another vocabulary, whose report is named "partial_fit") counted in: tokens
-    kept, and dropped by reason. Raw text's report already is the model's (`train_stream`)."""
-    if reading is None or mapping is None or mapping.source != "partial_fit":
+    documents over another vocabulary, `MAPPED_BY_NAME`) counted in: tokens kept, and dropped
+    by reason. Raw text's report already is the model's (`train_stream`)."""
+    if reading is None or mapping is None or mapping.source != MAPPED_BY_NAME:
         return reading or mapping or ReadReport()
     reading.tokens_kept = mapping.tokens_kept
     for reason, n in mapping.tokens_dropped.items():

@@ -67,6 +67,11 @@ def _placeholders(words: np.ndarray) -> bool:
         words, np.char.add("w", np.arange(words.size).astype(str)))
 
 
+MAPPED_BY_NAME = "partial_fit"
+"""The ``source`` of ``text_report_`` when `OnlineLDA.partial_fit` mapped documents over another
+vocabulary by word (raw text's is "partial_fit_text")."""
+
+
 TRANSFORM_CELLS = 2 ** 23
 """Entries x topics of one minibatch of `OnlineLDA.transform` (its recorded conditionals: 64 MB
 of float64), so its memory is bounded whatever the number of documents."""
@@ -560,7 +565,7 @@ class OnlineLDA(TopicModelEstimator):
             self._check_documents(X, reset=not self.is_fitted()))
         _check_mask(topic_mask, counts.shape[0], self)
         if self.is_fitted() and vocabulary is not None and not self._columns_are_words(vocabulary):
-            return self._partial_fit_words(counts, vocabulary, self._words_report("partial_fit"),
+            return self._partial_fit_words(counts, vocabulary, self._words_report(MAPPED_BY_NAME),
                                            topic_mask)
         return self._step(counts, vocabulary, topic_mask)
 
