@@ -76,7 +76,8 @@ def forward_chaining(corpus: Corpus, tracked: dict[str, TrackedTopics], static=N
     names = list(tracked) + ([] if static is None else ["static"])
     for name in names:
         scores.per_document[name], scores.per_token[name] = [], []
-    scores.seconds["static"] = 0.0
+    if static is not None:
+        scores.seconds["static"] = 0.0
     for t in range(1, periods.n_periods):
         rows = np.flatnonzero(periods.index == t)
         if max_documents is not None and rows.size > max_documents:
@@ -98,6 +99,4 @@ def forward_chaining(corpus: Corpus, tracked: dict[str, TrackedTopics], static=N
             total = float(np.sum(result.log_likelihoods))
             scores.per_document[name].append(total / held_out.n_documents)
             scores.per_token[name].append(total / held_out.n_tokens)
-    if static is None:
-        del scores.seconds["static"]
     return scores
