@@ -68,8 +68,13 @@ def script_name() -> str:
 
 
 def command_line() -> str:
-    """How this script was run: ``python bench/NAME.py ARGS``."""
-    return "python " + shlex.join([f"bench/{Path(sys.argv[0]).name}", *sys.argv[1:]])
+    """How this script was run: ``python bench/NAME.py ARGS``, without ``--output-dir`` (where
+    the result went, not what it measured)."""
+    arguments = sys.argv[1:]
+    if "--output-dir" in arguments:
+        at = arguments.index("--output-dir")
+        arguments = arguments[:at] + arguments[at + 2:]
+    return "python " + shlex.join([f"bench/{Path(sys.argv[0]).name}", *arguments])
 
 
 def machine() -> str:

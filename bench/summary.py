@@ -3,7 +3,8 @@
 Reads the result of each script of `SCRIPTS` (``NAME.json`` in ``--output-dir``, as ``make
 bench`` leaves them), and writes ``summary.md`` there: a row per script with the question it
 answers (its docstring's first line) and its headline figures, then the peers' table of
-``vs_peers.py`` (each engine at the best of its settings run) and the serving table of
+``vs_peers.py`` and ``wikipedia_shape.py`` (each engine at the best of its settings run) and
+the serving table of
 ``serving.py`` (documents per second of transform and its peers). The same text replaces
 what stands between the markers ``<!-- bench-summary:start -->`` and
 ``<!-- bench-summary:end -->`` in each page of ``--pages`` that has them (README.md and
@@ -35,11 +36,12 @@ def question(script: str) -> str:
     return ast.get_docstring(tree).split("\n\n")[0].replace("\n", " ")
 
 
-def peers_table(result: dict) -> list[str]:
-    """vs_peers.py's best row per corpus, K and engine: held-out score and CPU ratio."""
+def peers_table(best: list[dict]) -> list[str]:
+    """The best row per corpus, K and engine (of vs_peers.py and wikipedia_shape.py): held-out
+    score and CPU ratio."""
     lines = ["| corpus | K | engine | held-out log-perplexity / doc | CPU s | CPU s / G-OEM one "
              "pass |", "|---|---:|---|---:|---:|---:|"]
-    for row in result["best"]:
+    for row in best:
         engine = row["engine"] + (f" ({row['passes']} passes)" if row.get("passes", 1) > 1
                                   else "")
         lines.append(f"| {row['corpus']} | {row['K']} | {engine} | {row['log_perplexity']:.1f} "
@@ -72,10 +74,12 @@ def summary(directory: Path) -> list[str]:
         lines.append(f"| `bench/{script}.py` | {question(script)} | {figures} |")
     lines += ["", "Every figure is from one run of the script (`make bench`), its fits side by "
               "side on one machine; the full tables are in `bench/results/NAME.md`."]
-    if "vs_peers" in results:
+    compared = [script for script in ("vs_peers", "wikipedia_shape") if script in results]
+    if compared:
         lines += ["", "Held-out score (left-to-right, lower is better) and CPU time of one "
-                  "thread, each peer at the best of the settings run (`bench/vs_peers.py`):",
-                  "", *peers_table(results["vs_peers"])]
+                  "thread, each peer at the best of the settings run ("
+                  + ", ".join(f"`bench/{script}.py`" for script in compared) + "):", "",
+                  *peers_table([row for script in compared for row in results[script]["best"]])]
     if "serving" in results:
         lines += ["", "Serving: `transform` of a fitted model, documents per second of one thread "
                   "in one call of many documents and in one call per document, each library at "

@@ -8,24 +8,33 @@ child process (numba threads = 1):
 
 1. write it as a UCI docword file with the streaming `DocwordWriter`, with ``--test-documents``
    test documents from the same topics in a file of their own;
-2. train ``OnlineLDA(100, method="g-oem", n_passes=1)`` (minibatches of 100, P = 20, the
-   topic-word prior ``--eta``, default the estimator's) on the file with
+2. train ``OnlineLDA(100, method="g-oem", n_passes=1)`` (at the estimator's defaults, or
+   with the ``--eta``, ``--batch-size``, ``--step-decay`` and ``--local-passes`` given: the
+   flat-topic setting of `wikipedia_shape` is ``--eta 0.3 --batch-size 1000 --step-decay 1
+   --local-passes 5``) on the file with
    `training.train_stream`: wall and CPU seconds, peak resident memory (VmHWM), documents and
    tokens per second, and the held-out score of the model and of the generating model
    (left-to-right, R = 10, on the test documents; not timed);
 3. the time of BigARTM's 3.7M-document run projected from the measured rate (tokens per CPU
    second: the cost of a step grows with its tokens);
-4. ``transform`` of the test documents by the trained model, in one call: documents per CPU
-   second, and the peak resident memory after it.
+4. ``transform`` of the test documents by the trained model, in one call (after a call on two
+   of them, which loads its compiled kernels): documents per CPU second, and the peak resident
+   memory after it.
+
+``--keep`` leaves the files in ``--workdir``; a later run over the same stream (the same
+documents, words and test documents) reads them instead of writing them again, and reports the
+time of the run that wrote them.
 
 ``--quick``: 2,000 documents of 60 tokens, V = 1,000, K = 10.
 
 Usage: python bench/wikipedia_stream.py [--documents 1000000] [--words 100000]
-           [--test-documents 200] [--eta E] [--workdir DIR] [--keep] [--quick]
+           [--test-documents 200] [--eta E] [--batch-size B] [--step-decay KAPPA]
+           [--local-passes P] [--workdir DIR] [--keep] [--quick]
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 from pathlib import Path
@@ -35,6 +44,8 @@ from measuring import (arguments, child_options, child_step, held_out, parse, pe
 
 WIKIPEDIA_DOCUMENTS = 3_700_000
 ALPHA, TOPIC_CONCENTRATION = 0.05, 0.1
+SETTINGS = {"eta": ("topic_word_prior", float), "batch_size": ("batch_size", int),
+            "step_decay": ("step_decay", float), "local_passes": ("local_passes", int)}
 
 
 def child_write(workdir: str, n_documents: int, n_words: int, n_topics: int, length: int,
@@ -60,27 +71,30 @@ def child_write(workdir: str, n_documents: int, n_words: int, n_topics: int, len
             "file_mb": (Path(workdir) / "docword.train.txt").stat().st_size / 2**20}
 
 
-def child_train(workdir: str, n_topics: int, eta: str) -> dict:
-    """One pass of G-OEM over ``docword.train.txt``, then both models scored on
-    ``docword.test.txt``."""
+def child_train(workdir: str, n_topics: int, settings: str) -> dict:
+    """One pass of G-OEM with ``settings`` (JSON: the options of `SETTINGS` given) over
+    ``docword.train.txt``, then both models scored on ``docword.test.txt``."""
     import numpy as np
 
     from streamtopics import OnlineLDA
     from streamtopics.corpus import read_uci
     from streamtopics.training import train_stream
-    model = OnlineLDA(n_topics, method="g-oem", n_passes=1, random_state=0,
-                      topic_word_prior=None if eta == "default" else float(eta))
+    options = {SETTINGS[key][0]: value for key, value in json.loads(settings).items()}
+    model = OnlineLDA(n_topics, method="g-oem", n_passes=1, random_state=0, **options)
     wall, cpu = time.perf_counter(), time.process_time()
     result = train_stream(model, str(Path(workdir) / "docword.train.txt"))
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     peak = peak_mb()
     test = read_uci(Path(workdir) / "docword.test.txt")
     truth = np.load(Path(workdir) / "truth.npz")
+    model.transform(test[:2])  # its kernels loaded outside the timing
     transform = time.process_time()
     model.transform(test)
     transform = time.process_time() - transform
     return {"documents": result.documents, "wall_seconds": wall,
             "cpu_seconds": cpu, "peak_mb": peak, "eta": model.topic_word_prior_,
+            "batch_size": model.batch_size, "step_decay": model.step_decay,
+            "local_passes": model.local_passes,
             "transform_documents_per_second": test.n_documents / transform,
             "transform_peak_mb": peak_mb(),
             "log_perplexity": float(-held_out(model.components_, model.doc_topic_prior_, test,
@@ -92,12 +106,28 @@ def child_train(workdir: str, n_topics: int, eta: str) -> dict:
 CHILDREN = {"write": child_write, "train": child_train}
 
 
+def stream_files(args, n_topics: int, length: int) -> dict:
+    """The stream's files in ``--workdir``: written by a child, or those a kept run wrote for
+    the same stream (`child_write`'s result, recorded in ``written.json``)."""
+    stream = [args.documents, args.words, n_topics, length, args.test_documents]
+    record = args.workdir / "written.json"
+    if record.exists():
+        kept = json.loads(record.read_text())
+        if kept["stream"] == stream:
+            return kept["written"]
+    written = run_child(__file__, "write", args.workdir, *stream)
+    record.write_text(json.dumps({"stream": stream, "written": written}))
+    return written
+
+
 def main() -> None:
     parser = arguments(__doc__, repeats=1)
     parser.add_argument("--documents", type=int, default=1_000_000)
     parser.add_argument("--words", type=int, default=100_000)
     parser.add_argument("--test-documents", type=int, default=200)
-    parser.add_argument("--eta", default="default", help="topic-word prior (default: G-OEM's)")
+    for key, (_, kind) in SETTINGS.items():
+        parser.add_argument("--" + key.replace("_", "-"), type=kind,
+                            help=f"G-OEM's {key} (default: the estimator's)")
     child_options(parser, "/tmp/streamtopics-wikipedia")
     args = parse(parser)
     if child_step(args, CHILDREN):
@@ -107,10 +137,10 @@ def main() -> None:
         args.documents, args.words, args.test_documents = 2_000, 1_000, 40
         n_topics, length = 10, 60
     args.workdir.mkdir(parents=True, exist_ok=True)
+    settings = {key: getattr(args, key) for key in SETTINGS if getattr(args, key) is not None}
     try:
-        written = run_child(__file__, "write", args.workdir, args.documents, args.words,
-                            n_topics, length, args.test_documents)
-        trained = run_child(__file__, "train", args.workdir, n_topics, args.eta)
+        written = stream_files(args, n_topics, length)
+        trained = run_child(__file__, "train", args.workdir, n_topics, json.dumps(settings))
     finally:
         if not args.keep:
             shutil.rmtree(args.workdir, ignore_errors=True)
@@ -119,11 +149,12 @@ def main() -> None:
     row = {**trained, "written": written, "V": args.words, "K": n_topics, "length": length,
            "documents_per_second": trained["documents"] / trained["cpu_seconds"],
            "tokens_per_second": tokens_per_second, "projected_wikipedia_seconds": projected}
-    lines = ["| documents | V | K | eta | wall s | CPU s | documents / CPU s | tokens / CPU s | "
-             "peak RSS (MB) | held-out log-perplexity / doc (true model) | projected CPU time "
-             f"for {WIKIPEDIA_DOCUMENTS:,} documents | transform: documents / CPU s | peak RSS "
-             "after it (MB) |", "|---:|---:|---:|---:|" + "---:|" * 9,
+    lines = ["| documents | V | K | eta | minibatch | kappa | P | wall s | CPU s | documents / "
+             "CPU s | tokens / CPU s | peak RSS (MB) | held-out log-perplexity / doc (true "
+             f"model) | projected CPU time for {WIKIPEDIA_DOCUMENTS:,} documents | transform: "
+             "documents / CPU s | peak RSS after it (MB) |", "|---:|---:|---:|---:|" + "---:|" * 12,
              f"| {row['documents']:,} | {args.words:,} | {n_topics} | {row['eta']:g} | "
+             f"{row['batch_size']} | {row['step_decay']:g} | {row['local_passes']} | "
              f"{row['wall_seconds']:.1f} | {row['cpu_seconds']:.1f} | "
              f"{row['documents_per_second']:,.0f} | {row['tokens_per_second']:,.0f} | "
              f"{row['peak_mb']:.0f} | {row['log_perplexity']:.1f} "
@@ -131,11 +162,14 @@ def main() -> None:
              f"{row['transform_documents_per_second']:,.0f} | {row['transform_peak_mb']:.0f} |",
              "",
              f"Synthetic stream of Poisson({length}) tokens, docword file "
-             f"{written['file_mb']:.0f} MB; G-OEM one pass, P = 20, minibatches of 100, one "
-             "thread, from the file with `train_stream`; held-out: left-to-right, R = 10, "
+             f"{written['file_mb']:.0f} MB, written in {written['seconds']:.0f} s; G-OEM one "
+             "pass (rho_i = i^-kappa), one thread, from the file with `train_stream`; held-out: "
+             "left-to-right, R = 10, "
              f"{args.test_documents} test documents. The projection assumes the measured "
              "tokens per CPU second."]
-    headline = [f"{row['documents']:,} documents, V = {args.words:,}, K = {n_topics}: "
+    headline = [f"{row['documents']:,} documents, V = {args.words:,}, K = {n_topics} (eta "
+                f"{row['eta']:g}, minibatches of {row['batch_size']}, kappa "
+                f"{row['step_decay']:g}, P = {row['local_passes']}): "
                 f"{row['documents_per_second']:,.0f} documents / CPU s, peak "
                 f"{row['peak_mb']:.0f} MB, held-out {row['log_perplexity']:.1f} (true model "
                 f"{row['true_log_perplexity']:.1f}); {WIKIPEDIA_DOCUMENTS:,} documents "
