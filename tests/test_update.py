@@ -2,8 +2,8 @@
 saving, then updating with B is, bit for bit, one run over A then B (`streamtopics update`,
 `training.load_trainable` + `train_stream`, `load` + `partial_fit`); words are mapped by name
 and new ones join once seen ``min_word_count`` times, the counting going on across model files;
-files that cannot continue exactly are refused; a step-size floor lets an update follow topics
-that drifted since training (planted drift)."""
+several passes are that many updates in a row; files that cannot continue exactly are refused; a
+step-size floor lets an update follow topics that drifted since training (planted drift)."""
 
 from __future__ import annotations
 
@@ -89,6 +89,34 @@ def test_cli_update_is_fit_over_the_whole_stream(tmp_path, capsys, halves):
     movement = topic_movement(before.components_, after.components_)
     assert report["movement"]["per_topic_tv"] == pytest.approx(movement.tolist(), abs=0)
     assert 0 < report["movement"]["mean_tv"] < 1
+
+
+def test_several_passes_are_that_many_updates_in_a_row(tmp_path, capsys, halves):
+    """``update --passes 3`` reads INPUT three times: the model of three one-pass updates in a
+    row, and of `train_stream` with ``n_passes=3``; the report is of one reading. Standard
+    input, which can be read once, is refused."""
+    whole, first, second, _ = halves
+    flags = ["-k", str(K), "--passes", "1", "--batch-size", str(BATCH), "--seed", "4"]
+    assert main(["fit", str(first), *flags, "-o", str(tmp_path / "a.stm")]) == 0
+    capsys.readouterr()
+    assert main(["update", str(tmp_path / "a.stm"), str(second), "--passes", "3", "-o",
+                 str(tmp_path / "b.stm"), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["passes"] == 3
+    assert report["documents_read"] == report["documents_trained"] == 500
+    for step in range(3):
+        assert main(["update", str(tmp_path / ("a.stm" if step == 0 else f"{step}.stm")),
+                     str(second), "-o", str(tmp_path / f"{step + 1}.stm")]) == 0
+    updated = OnlineLDA.load(tmp_path / "b.stm")
+    _same_state(updated, OnlineLDA.load(tmp_path / "3.stm"))
+    streamed = load_trainable(tmp_path / "a.stm")
+    train_stream(streamed, second, n_passes=3)
+    _same_state(updated, streamed)
+    assert updated.n_steps_ == OnlineLDA.load(tmp_path / "a.stm").n_steps_ + 3 * 500 // BATCH
+    capsys.readouterr()
+    code = main(["update", str(tmp_path / "a.stm"), "-", "--passes", "2", "-o",
+                 str(tmp_path / "x.stm")])
+    assert code == 2 and "read once" in capsys.readouterr().err
 
 
 def test_words_are_mapped_by_name_and_unknown_ones_counted(tmp_path, halves):
@@ -205,14 +233,17 @@ def test_labeled_model_update_is_partial_fit_with_the_labels(tmp_path, capsys, h
     report = json.loads(capsys.readouterr().out)
     assert report["documents_trained"] == 450
     assert report["documents_skipped"] == {"no label the model knows": 50}
+    assert main(["update", str(tmp_path / "a.stm"), str(second), "--passes", "2", "-o",
+                 str(tmp_path / "twice.stm")]) == 0
     by_hand = LabeledOnlineLDA.load(tmp_path / "a.stm")
     rows = [d for d in range(500) if d % 10]
     late = corpus[400:]
-    for start in range(0, len(rows), BATCH):
-        batch = rows[start:start + BATCH]
-        by_hand.partial_fit(late.counts[batch], [labels[400 + d] for d in batch])
-    updated = LabeledOnlineLDA.load(tmp_path / "b.stm")
-    np.testing.assert_array_equal(updated.components_, by_hand.components_)
+    for name in ("b.stm", "twice.stm"):  # each pass is one more run over the labeled rows
+        for start in range(0, len(rows), BATCH):
+            batch = rows[start:start + BATCH]
+            by_hand.partial_fit(late.counts[batch], [labels[400 + d] for d in batch])
+        updated = LabeledOnlineLDA.load(tmp_path / name)
+        np.testing.assert_array_equal(updated.components_, by_hand.components_)
 
 
 def drifting_stream(seed: int):

@@ -7,13 +7,16 @@ streams: a corpus directory (its ``--split``, default train) or docword file, wh
 mapped onto the model's by name, or raw text mapped onto the model's vocabulary. One pass over
 INPUT in minibatches of the model's batch size: the new model is the one a single run over the
 old documents and then these would have trained, bit for bit when the old documents ended on a
-minibatch boundary (docs/streaming.md, "Keep learning").
+minibatch boundary (docs/streaming.md, "Keep learning"). ``--passes N`` reads INPUT N times (a
+file, not stdin), as a stream that brings these documents N times over: the same as N one-pass
+updates in a row.
 
 With ``--grow-vocabulary`` new words join once seen ``--min-word-count`` times (the counting goes
 on across updates: the model file keeps it); without it their tokens are dropped and counted.
 ``--step-floor RHO`` keeps every new minibatch's weight at RHO or more, so a model trained long
 ago follows topics that drifted since. The report says what was read, kept and dropped, how the
-vocabulary grew, and how far each topic moved (total-variation distance to itself).
+vocabulary grew, and how far each topic moved (total-variation distance to itself); with
+several passes, what one reading of INPUT holds (the last pass, under the vocabulary it found).
 """
 
 from __future__ import annotations
@@ -31,21 +34,24 @@ from ..estimators.online_lda import MAPPED_BY_NAME
 from ..evaluation.matching import topic_movement
 from ..training import load_trainable, train_stream
 from .common import (add_growth_options, add_json_flag, add_step_floor_option, add_text_options,
-                     add_threads_option, emit, existing_parent, given, progress,
+                     add_threads_option, emit, existing_parent, given, positive_int, progress,
                      read_onto_vocabulary, report_reading, text_options)
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "update", help="continue training a saved online model on new documents",
-        description="Train a saved online model further on the documents of INPUT (one pass) "
-                    "and write the result; the same as one run over the old documents and then "
+        description="Train a saved online model further on the documents of INPUT and write the "
+                    "result; with one pass, the same as one run over the old documents and then "
                     "these.")
     parser.add_argument("model", metavar="MODEL", help="model file written by fit or update")
     parser.add_argument("input", metavar="INPUT", help="corpus directory, docword file or raw "
                                                        "text (- for stdin)")
     parser.add_argument("--split", default="train",
                         help="split of a corpus directory (default: train)")
+    parser.add_argument("--passes", type=positive_int, default=1, metavar="N",
+                        help="passes over INPUT (default 1; more read a file N times: the same "
+                             "as N updates in a row)")
     parser.add_argument("--vocabulary", default=None, metavar="FILE",
                         help="vocabulary of a docword INPUT without a vocab file beside it")
     parser.add_argument("--format", choices=("text", "jsonl"), default=None,
@@ -70,6 +76,9 @@ def run(args) -> int:
         raise InputError("update trains on INPUT in the order it is read, as a stream: "
                          "--time-field cannot sort it (preprocess --time-field writes a corpus "
                          "directory in time order)")
+    if args.passes > 1 and args.input == "-":
+        raise InputError("standard input can be read once: --passes must be 1 (save it to a "
+                         "file to make several passes)")
     model = load_trainable(args.model)
     before = np.array(model.components_)
     vocabulary_before = int(model.vocabulary_.size)
@@ -82,15 +91,17 @@ def run(args) -> int:
     model.save(output)
     after = np.array(model.components_)
     result = {"model": str(output), "updated": str(args.model),
-              "estimator": type(model).__name__, "documents_read": report.documents_read,
+              "estimator": type(model).__name__, "passes": args.passes,
+              "documents_read": report.documents_read,
               "documents_trained": documents, "documents_skipped": report.documents_skipped,
               "tokens_kept": report.tokens_kept, "tokens_dropped": report.tokens_dropped,
               "vocabulary": {"before": vocabulary_before, "after": int(model.vocabulary_.size),
                              "waiting": _waiting_words(model)},
               "topics": {"before": before.shape[0], "after": after.shape[0]},
               "seconds": seconds}
+    passes = f" {args.passes} times" if args.passes > 1 else ""
     human = (f"{args.model} -> {output}: {documents} of {report.documents_read} documents "
-             f"trained in {seconds:.1f} s; vocabulary {vocabulary_before} -> "
+             f"trained{passes} in {seconds:.1f} s; vocabulary {vocabulary_before} -> "
              f"{model.vocabulary_.size} words")
     if before.shape[0] == after.shape[0]:
         movement = topic_movement(before, after)
@@ -105,8 +116,8 @@ def run(args) -> int:
 
 
 def _update_online(model, args) -> tuple[ReadReport, int]:
-    """One pass of `train_stream` over INPUT; (the reading and mapping report, documents
-    trained)."""
+    """``--passes`` one-pass calls of `train_stream` over INPUT; (the last pass's reading and
+    mapping report, the documents it trained)."""
     model.set_params(**given(grow_vocabulary=args.grow_vocabulary,
                              min_word_count=args.min_word_count,
                              max_vocabulary=args.max_vocabulary, step_floor=args.step_floor))
@@ -117,11 +128,14 @@ def _update_online(model, args) -> tuple[ReadReport, int]:
     if model.method_.full_batch:
         raise InputError(f"{args.model}: a {model.method_.name} model makes each step over the "
                          f"whole corpus: fit it again on the old and new documents together")
-    model.text_report_ = None  # this update's mapping of words, if any
     with progress(total=None, desc="update") as bar:
-        result = train_stream(model, args.input, n_passes=1, vocabulary=args.vocabulary,
-                              format=args.format, **text_options(args), split=args.split,
-                              progress=lambda at: bar.update(at.documents_total - bar.n))
+        for _ in range(args.passes):
+            model.text_report_ = None  # this pass's mapping of words, if any
+            before = bar.n
+            result = train_stream(
+                model, args.input, n_passes=1, vocabulary=args.vocabulary, format=args.format,
+                **text_options(args), split=args.split,
+                progress=lambda at: bar.update(before + at.documents_total - bar.n))
     report = _with_mapping(result.report, model.text_report_)
     report_reading(report)
     return report, result.documents
@@ -143,7 +157,7 @@ def _with_mapping(reading: ReadReport | None, mapping: ReadReport | None) -> Rea
 
 def _update_labeled(model: LabeledOnlineLDA, args) -> tuple[ReadReport, int]:
     """Minibatches of the model's batch size of INPUT with their labels (those the model
-    knows; documents left without one are skipped and counted)."""
+    knows; documents left without one are skipped and counted), ``--passes`` times."""
     if any(value is not None for value in (args.grow_vocabulary, args.min_word_count,
                                            args.max_vocabulary, args.step_floor)):
         raise InputError("a labeled-g-oem model is updated with its own vocabulary and step "
@@ -163,11 +177,12 @@ def _update_labeled(model: LabeledOnlineLDA, args) -> tuple[ReadReport, int]:
         print(f"{corpus.n_documents - len(rows)} documents without a label the model knows "
               f"skipped", file=sys.stderr)
     size = int(model.batch_size)
-    with progress(total=len(rows), desc="update") as bar:
-        for start in range(0, len(rows), size):
-            batch = rows[start:start + size]
-            model.partial_fit(counts[batch], [labels[d] for d in batch])
-            bar.update(len(batch))
+    with progress(total=len(rows) * args.passes, desc="update") as bar:
+        for _ in range(args.passes):
+            for start in range(0, len(rows), size):
+                batch = rows[start:start + size]
+                model.partial_fit(counts[batch], [labels[d] for d in batch])
+                bar.update(len(batch))
     return report, len(rows)
 
 
