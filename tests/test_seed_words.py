@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 import pytest
-from scipy.special import gammaln
+from scipy.special import digamma, gammaln
 
 from test_cli_fit import write_docword
 from streamtopics import InputError, generate_synthetic
@@ -15,7 +15,7 @@ from streamtopics.estimators.gibbs_lda import GibbsLDA
 from streamtopics.estimators.seed_words import SeedWordWarning
 from streamtopics.evaluation.matching import match_topics
 from streamtopics.inference import cgs
-from streamtopics.inference.seeded_topics import SeededPointEstimate
+from streamtopics.inference.seeded_topics import SeededPointEstimate, SeededVariationalDirichlet
 from streamtopics.inference.stats import SufficientStats
 from streamtopics.persistence import load_model
 
@@ -131,7 +131,8 @@ def test_word_ids_without_vocabulary_and_the_model_file(tmp_path):
 
 def test_fit_seed_words_from_the_cli(tmp_path, capsys):
     """``fit --seed-words FILE.json``: the seeded topic is the intended one, the file keeps the
-    seeds, ``--json`` shows them (cgs, g-oem), and a method without seed words is refused."""
+    seeds, ``--json`` shows them (cgs, g-oem, olda), and a method without seed words is
+    refused."""
     corpus, truth = generate_synthetic(5, 60, 200, 40, seed=2)
     (tmp_path / "vocab.txt").write_text("\n".join(corpus.vocabulary) + "\n")
     write_docword(tmp_path / "train.docword.txt", corpus.counts)
@@ -150,8 +151,13 @@ def test_fit_seed_words_from_the_cli(tmp_path, capsys):
     assert main([*common, "--method", "g-oem", "--passes", "2", "--json"]) == 0
     output = json.loads(capsys.readouterr().out)
     assert output["seeded_topics"] == {"planted": 0} and output["seed_strength"] == 50
-    assert main([*common, "--method", "olda"]) == 2
-    assert "--seed-words works with --method cgs, g-oem" in capsys.readouterr().err
+    assert main([*common, "--method", "olda", "--passes", "2", "--json"]) == 0
+    output = json.loads(capsys.readouterr().out)
+    assert output["seeded_topics"] == {"planted": 0}
+    assert main([*common, "--method", "lds"]) == 2
+    error = capsys.readouterr().err
+    assert "--seed-words works with --method cgs, g-oem" in error and "olda" in error
+    assert "lds" not in error.split("--method", 1)[1]
 
 
 def _nearest_true_topics(components, truth, chosen) -> bool:
@@ -162,13 +168,15 @@ def _nearest_true_topics(components, truth, chosen) -> bool:
     return bool(np.all(distances.argmin(axis=1) == chosen))
 
 
-def test_online_seeded_topics_match_and_do_not_wash_out():
-    """G-OEM, a stream of 3,000 documents seen four times (120 steps): the seeds steer topics
-    0..2 to their true topics after the first pass and the data keep them there."""
+@pytest.mark.parametrize("method", ["g-oem", "olda", "svb", "vargibbs"])
+def test_online_seeded_topics_match_and_do_not_wash_out(method):
+    """Point-estimated (G-OEM) and Bayesian topics (OLDA, SVB, VarGibbs), a stream of 3,000
+    documents seen four times (120 steps): the seeds steer topics 0..2 to their true topics
+    after the first pass and the data keep them there."""
     after_first, at_end = 0, 0
     for seed in range(10):
         corpus, truth, chosen, seeds = _planted(seed, n_documents=3000)
-        model = OnlineLDA(10, method="g-oem", n_passes=1, batch_size=100, seed_words=seeds,
+        model = OnlineLDA(10, method=method, n_passes=1, batch_size=100, seed_words=seeds,
                           random_state=seed).fit(corpus)
         after_first += _nearest_true_topics(model.components_, truth, chosen)
         for _ in range(3):
@@ -179,25 +187,33 @@ def test_online_seeded_topics_match_and_do_not_wash_out():
     assert after_first >= 9 and at_end >= 9
 
 
-def test_online_without_seeds_topics_land_anywhere():
+@pytest.mark.parametrize("method", ["g-oem", "olda"])
+def test_online_without_seeds_topics_land_anywhere(method):
     matched = 0
     for seed in range(10):
         corpus, truth, chosen, _ = _planted(seed, n_documents=3000)
-        model = OnlineLDA(10, method="g-oem", n_passes=1, batch_size=100,
+        model = OnlineLDA(10, method=method, n_passes=1, batch_size=100,
                           random_state=seed).fit(corpus)
         matched += _nearest_true_topics(model.components_, truth, chosen)
     assert matched <= 3
 
 
-def test_seeded_point_estimate_is_the_posterior_mean_under_the_eta_matrix():
-    """beta_kv = (eta_kv + N s1_kv) / (sum_w eta_kw + N sum_w s1_kw), in the reported topics
-    and in the E-step's word weights; N = 1 before any document."""
+def _statistics_and_seeds():
+    """Random statistics of 3 topics over 6 words (scale 0.5, 40 documents seen) and a seed
+    prior of 20 pseudo-counts on words 1 and 4 of topic 0 and word 2 of topic 2."""
     rng = np.random.default_rng(0)
     s1 = rng.gamma(1.0, size=(3, 6))
     stats = SufficientStats(s1.T.copy(), np.zeros(3), scale=0.5, n_documents=40.0)
     seed_prior = np.zeros((6, 3))
     seed_prior[[1, 4], 0] = 20.0
     seed_prior[2, 2] = 20.0
+    return rng, s1, stats, seed_prior
+
+
+def test_seeded_point_estimate_is_the_posterior_mean_under_the_eta_matrix():
+    """beta_kv = (eta_kv + N s1_kv) / (sum_w eta_kw + N sum_w s1_kw), in the reported topics
+    and in the E-step's word weights; N = 1 before any document."""
+    rng, s1, stats, seed_prior = _statistics_and_seeds()
     parameters = SeededPointEstimate(0.03, seed_prior)
     eta = 0.03 + seed_prior.T
     expected = (eta + 40.0 * 0.5 * s1) / (eta + 40.0 * 0.5 * s1).sum(axis=1, keepdims=True)
@@ -210,6 +226,42 @@ def test_seeded_point_estimate_is_the_posterior_mean_under_the_eta_matrix():
     np.testing.assert_allclose(parameters.components(stats), expected, rtol=1e-12)
 
 
+def test_batch_vb_seeded_topics_match():
+    matched = 0
+    for seed in range(10):
+        corpus, truth, chosen, seeds = _planted(seed, n_documents=3000)
+        model = OnlineLDA(10, method="batch-vb", n_passes=10, seed_words=seeds,
+                          random_state=seed).fit(corpus)
+        matched += _nearest_true_topics(model.components_, truth, chosen)
+    assert matched >= 9
+
+
+def test_seeded_dirichlet_is_the_variational_posterior_under_the_eta_matrix():
+    """lambda_kv = eta_kv + D s1_kv: E_q[beta] in the reported topics and lambda_, and
+    exp(E_q[log beta]) in the E-step's word weights; the start is a seeded point estimate's
+    first topics, with non-negative statistics."""
+    rng, s1, stats, seed_prior = _statistics_and_seeds()
+    parameters = SeededVariationalDirichlet(corpus_size=1000.0, topic_word_prior=0.1,
+                                            seed_prior=seed_prior)
+    lam = 0.1 + seed_prior.T + 1000.0 * 0.5 * s1
+    np.testing.assert_allclose(parameters.topic_word_lambda(stats), lam, rtol=1e-12)
+    np.testing.assert_allclose(parameters.components(stats),
+                               lam / lam.sum(axis=1, keepdims=True), rtol=1e-12)
+    words = np.array([4, 0, 2])
+    expected = np.exp(digamma(lam) - digamma(lam.sum(axis=1, keepdims=True)))[:, words].T
+    np.testing.assert_allclose(parameters.word_weights(stats, words), expected, rtol=1e-12)
+    beta = rng.dirichlet(np.ones(6), size=3)
+    start = parameters.initial_stats(beta, np.full(3, 0.5), document_length=8.0)
+    assert np.all(start.raw >= 0)
+    first = SeededPointEstimate(0.1, seed_prior)
+    at_one = SufficientStats.from_parameters(beta, np.full(3, 0.5), 8.0)
+    at_one.n_documents = 1.0
+    np.testing.assert_allclose(parameters.components(start), first.components(at_one),
+                               rtol=1e-12)
+    np.testing.assert_allclose(parameters.topic_word_lambda(start).sum(axis=1),
+                               6 * 0.1 + seed_prior.sum(axis=0) + 1000.0 * 8.0, rtol=1e-12)
+
+
 def test_online_seed_words_model_file_and_refusals(tmp_path):
     corpus, _, _, seeds = _planted(1)
     model = OnlineLDA(10, method="splda", n_passes=1, seed_words=seeds, seed_strength=7,
@@ -219,7 +271,14 @@ def test_online_seed_words_model_file_and_refusals(tmp_path):
     np.testing.assert_array_equal(loaded.components_, model.components_)
     assert loaded.seeded_topics_ == model.seeded_topics_ == {n: k for k, n in enumerate(seeds)}
     assert loaded.seed_strength == 7
-    for refused, match in (({"method": "olda"}, "point-estimate method"),
+    bayesian = OnlineLDA(10, method="olda", n_passes=1, seed_words=seeds,
+                         random_state=0).fit(corpus)
+    bayesian.save(tmp_path / "b.npz")
+    loaded = OnlineLDA.load(tmp_path / "b.npz")
+    np.testing.assert_array_equal(loaded.components_, bayesian.components_)
+    np.testing.assert_array_equal(loaded.lambda_, bayesian.lambda_)
+    for refused, match in (({"method": "lds"}, "Dirichlet prior"),
+                           ({"method": "olda", "update_topic_word_prior": True}, "Newton"),
                            ({"averaging": True}, "averaging"),
                            ({"grow_vocabulary": True}, "grow_vocabulary")):
         with pytest.raises(InputError, match=match):

@@ -75,7 +75,7 @@ from .inference.global_parameters import BlendsStatistics, components_from_affin
 from .inference.backends import plan_chunks
 from .inference.estep_chunks import ChunkTask, chunk_tasks, minibatch_statistics, run_chunk
 from .inference.minibatch import Minibatch
-from .inference.seeded_topics import SeededPointEstimate
+from .inference.seeded_topics import SeededTopics
 from .inference.parts import (AlphaUpdate, EStepMap, LocalEstimator, Parameterisation, StepSize,
                               WordStatistics, check_estep_map, check_local_estimator, fallback,
                               serial_map)
@@ -203,7 +203,7 @@ class OnlineEM:
         """Topic-word distributions (K x V): eta_i, or the average eta_bar_i with averaging."""
         if self.average is not None and self.average.count:
             return self.average.topic_word(self.stats)
-        if isinstance(self.parameters, SeededPointEstimate):  # row-affine plus the seed words
+        if isinstance(self.parameters, SeededTopics):  # row-affine plus the seed words
             return self.parameters.components(self.stats)
         return components_from_affine(self.stats, *self.parameters.row_affine(self.stats))
 

@@ -15,9 +15,10 @@ from ..errors import InputError
 from ..inference.presets import PRESETS
 from .common import positive_int
 
-# Collapsed Gibbs and the online presets with point-estimated topics (`inference.seeded_topics`).
+# Collapsed Gibbs and the online presets whose topics have a Dirichlet prior: all but the
+# Langevin dynamics of lds (`inference.seeded_topics`).
 SEEDED_METHODS = ("cgs", *(name for name, method in PRESETS.items()
-                           if method.parameters in ("point", "smoothed")))
+                           if method.parameters != "langevin"))
 
 
 def add_arguments(parser) -> None:

@@ -34,9 +34,8 @@ from ..errors import InputError
 from ..inference.gibbs_estep import LOCAL_SAMPLERS
 from ..inference.backends import BACKENDS, BackendObject, resolve_backend
 from ..inference.minibatch import Minibatch
-from ..inference.global_parameters import PointEstimate
 from ..inference.parts import independent_documents
-from ..inference.seeded_topics import SeededPointEstimate
+from ..inference.seeded_topics import with_seed_words
 from ..kernels.random import content_key
 from ..inference.presets import (DEFAULT_LOCAL_PASSES, DEFAULT_STEP_DECAY, DEFAULT_STEP_OFFSET,
                                  PRESETS, Method, PartSettings, build_parts,
@@ -228,13 +227,13 @@ class OnlineLDA(TopicModelEstimator):
         differ for the same seed.
     seed_words : None, or ``{"name": [words...], ...}``: seed sets that steer topics 0..S-1
         (the dict's order; the other topics stay free) through the per-topic-word prior
-        eta_kv = eta + lambda [v in seeds of topic k] of the point-estimate methods (g-oem,
-        g-oem++, v-oem, v-oem++, splda, sgs): the M-step is then
-        beta_kv = (eta_kv + N s1_kv) / (sum_w eta_kw + N sum_w s1_kw)
-        (`inference.seeded_topics`). Words are strings of the vocabulary or integer word ids;
-        unknown ones are reported (a `SeedWordWarning`, ``unknown_seed_words_``), a set without
-        a known word is an error (`estimators.seed_words`). Not with ``averaging`` or
-        ``grow_vocabulary``.
+        eta_kv = eta + lambda [v in seeds of topic k]: the point-estimate methods' M-step is
+        then beta_kv = (eta_kv + N s1_kv) / (sum_w eta_kw + N sum_w s1_kw), the Bayesian
+        methods' lambda_kv = eta_kv + D s1_kv (`inference.seeded_topics`; every preset but
+        lds). Words are strings of the vocabulary or integer word ids; unknown ones are
+        reported (a `SeedWordWarning`, ``unknown_seed_words_``), a set without a known word is
+        an error (`estimators.seed_words`). Not with ``averaging``, ``grow_vocabulary`` or
+        ``update_topic_word_prior``.
     seed_strength : lambda, the pseudo-counts each seed word adds to its topic's prior.
 
     Fitted attributes: ``components_`` (K x V; E_q[beta] for Bayesian methods),
@@ -358,10 +357,10 @@ class OnlineLDA(TopicModelEstimator):
         parts = build_parts(method, settings)
         parameters = parts.parameters
         if self._seed_prior is not None:
-            if type(parameters) is not PointEstimate:
-                raise InputError(f"seed_words need a point-estimate method (g-oem, g-oem++, "
-                                 f"v-oem, v-oem++, splda, sgs), not {method.name!r}")
-            parameters = SeededPointEstimate(parameters.topic_word_prior, self._seed_prior)
+            try:
+                parameters = with_seed_words(parameters, self._seed_prior)
+            except ValueError as error:
+                raise InputError(f"seed_words with method {method.name!r}: {error}") from None
         return OnlineEM(parts.local, parameters, parts.step_size, parts.alpha_update,
                         boosted=parts.boosted, averaging=bool(self.averaging), seed=seed)
 
