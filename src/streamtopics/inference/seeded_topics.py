@@ -27,8 +27,9 @@ reported topics are lambda_k / sum_v lambda_kv: the row-affine part of `Variatio
 with the seed totals in the denominator, plus the seed term. lambda_0 weighs D documents, so
 seeds of lambda = 50 pseudo-counts would vanish beside it: it starts at the topics of a seeded
 point estimate's first E-step, scaled to D documents, so the seeds steer the first E-steps as
-they do G-OEM's; after them, the data keep the seeded topics where the seeds put them. The Newton update of a symmetric
-eta (``update_topic_word_prior``) does not apply to a matrix and is not offered with seeds.
+they do G-OEM's; after them, the data keep the seeded topics where the seeds put them. The
+Newton update of a symmetric eta (``update_topic_word_prior``) does not apply to a matrix and
+is not offered with seeds.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
 from scipy.special import digamma
 
 from ..kernels.statistics import affine_rows
