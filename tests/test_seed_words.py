@@ -11,10 +11,11 @@ from test_cli_fit import write_docword
 from streamtopics import InputError, generate_synthetic
 from streamtopics.cli.main import main
 from streamtopics.estimators import OnlineLDA
+from streamtopics.estimators.cvb0_lda import CVB0LDA
 from streamtopics.estimators.gibbs_lda import GibbsLDA
 from streamtopics.estimators.seed_words import SeedWordWarning
 from streamtopics.evaluation.matching import match_topics
-from streamtopics.inference import cgs
+from streamtopics.inference import cgs, cvb0
 from streamtopics.inference.seeded_topics import SeededPointEstimate, SeededVariationalDirichlet
 from streamtopics.inference.stats import SufficientStats
 from streamtopics.persistence import load_model
@@ -36,26 +37,51 @@ def _seeded_topics_matched(components, truth, chosen) -> bool:
     return all(assigned[k] == t for k, t in enumerate(chosen))
 
 
-def test_gibbs_seeded_topics_match_their_true_topics():
+# The batch models with seed words, fitted on a planted corpus (seeds None: unseeded).
+BATCH_MODELS = {
+    "gibbs": lambda seeds, seed: GibbsLDA(10, n_passes=60, burn_in=30, n_samples=3,
+                                          seed_words=seeds, random_state=seed),
+    "cvb0": lambda seeds, seed: CVB0LDA(10, n_passes=60, seed_words=seeds, random_state=seed),
+}
+
+
+@pytest.mark.parametrize("name", BATCH_MODELS)
+def test_batch_seeded_topics_match_their_true_topics(name):
     matched = 0
     for seed in range(10):
         corpus, truth, chosen, seeds = _planted(seed)
-        model = GibbsLDA(10, n_passes=60, burn_in=30, n_samples=3, seed_words=seeds,
-                         random_state=seed).fit(corpus)
+        model = BATCH_MODELS[name](seeds, seed).fit(corpus)
         assert model.seeded_topics_ == {name: k for k, name in enumerate(seeds)}
         matched += _seeded_topics_matched(model.components_, truth, chosen)
     assert matched >= 9
 
 
-def test_gibbs_without_seeds_topics_land_anywhere():
+@pytest.mark.parametrize("name", BATCH_MODELS)
+def test_batch_without_seeds_topics_land_anywhere(name):
     """The check above is not met by chance: unseeded, topics 0..2 rarely match those topics
     (the chance that three given topics land on three given true topics is 1 in 720)."""
     matched = 0
     for seed in range(10):
         corpus, truth, chosen, _ = _planted(seed)
-        model = GibbsLDA(10, n_passes=60, burn_in=30, n_samples=3, random_state=seed).fit(corpus)
+        model = BATCH_MODELS[name](None, seed).fit(corpus)
         matched += _seeded_topics_matched(model.components_, truth, chosen)
     assert matched <= 3
+
+
+def test_cvb0_phantom_counts_give_phi_of_the_eta_matrix_and_stay_out_of_the_counts():
+    """CVB0 with phantom counts: phi (equation 2) is (n'_kv + eta_kv) / (n'_k + sum_w eta_kw)
+    on the returned soft counts, which hold the tokens alone."""
+    counts = np.random.default_rng(1).poisson(1.0, size=(30, 8))
+    prior = np.zeros((8, 3), dtype=np.int32)
+    prior[[2, 5], 1] = 40
+    result = cvb0.fit_cvb0(counts, 3, np.full(3, 0.5), 0.1, iterations=20, seed=3,
+                           prior_counts=prior)
+    np.testing.assert_allclose(result.word_topic.sum(), counts.sum(), rtol=1e-12)
+    np.testing.assert_allclose(result.word_topic.sum(axis=1), counts.sum(axis=0), rtol=1e-9)
+    eta = 0.1 + prior.T
+    soft = result.word_topic.T + eta
+    np.testing.assert_allclose(result.phi, soft / soft.sum(axis=1, keepdims=True), rtol=1e-12)
+    assert np.all(result.phi[1, [2, 5]] > result.phi[[0, 2]][:, [2, 5]])
 
 
 def _small_state(prior_counts):
@@ -127,6 +153,11 @@ def test_word_ids_without_vocabulary_and_the_model_file(tmp_path):
     assert loaded.seed_strength == 9
     assert loaded.seeded_topics_ == {"a": 0, "b": 1}
     assert loaded.unknown_seed_words_ == {"a": [99]}
+    cvb = CVB0LDA(3, n_passes=10, random_state=0, seed_words={"b": [5]}).fit(counts)
+    cvb.save(tmp_path / "c.npz")
+    loaded = CVB0LDA.load(tmp_path / "c.npz")
+    np.testing.assert_array_equal(loaded.components_, cvb.components_)
+    assert loaded.seed_words == {"b": [5]} and loaded.seeded_topics_ == {"b": 0}
 
 
 def test_fit_seed_words_from_the_cli(tmp_path, capsys):
@@ -156,7 +187,7 @@ def test_fit_seed_words_from_the_cli(tmp_path, capsys):
     assert output["seeded_topics"] == {"planted": 0}
     assert main([*common, "--method", "lds"]) == 2
     error = capsys.readouterr().err
-    assert "--seed-words works with --method cgs, g-oem" in error and "olda" in error
+    assert "--seed-words works with --method cgs, cvb0, g-oem" in error and "olda" in error
     assert "lds" not in error.split("--method", 1)[1]
 
 

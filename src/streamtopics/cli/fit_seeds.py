@@ -15,9 +15,9 @@ from ..errors import InputError
 from ..inference.presets import PRESETS
 from .common import positive_int
 
-# Collapsed Gibbs and the online presets whose topics have a Dirichlet prior: all but the
-# Langevin dynamics of lds (`inference.seeded_topics`).
-SEEDED_METHODS = ("cgs", *(name for name, method in PRESETS.items()
+# Collapsed Gibbs, CVB0 and the online presets whose topics have a Dirichlet prior: all but
+# the Langevin dynamics of lds (`inference.seeded_topics`).
+SEEDED_METHODS = ("cgs", "cvb0", *(name for name, method in PRESETS.items()
                            if method.parameters != "langevin"))
 
 

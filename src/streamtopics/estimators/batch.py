@@ -1,7 +1,7 @@
 """What the batch estimators share (`GibbsLDA`, `CVB0LDA`, the Labeled LDA family): input
 conversion (a `Corpus`, a D x V count matrix, scipy sparse or dense, or a list of token-id
 sequences), the fitted vocabulary and the mapping of new documents onto it, the seed of a fit,
-the constraints of their priors.
+the constraints of their priors, and seed words (`GibbsLDA`, `CVB0LDA`).
 """
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ import numpy as np
 from .. import memory
 from ..corpus.corpus import Corpus
 from ..errors import InputError
-from ..validation import (Integral, Interval, PositiveVector, Real, validate_parameters,
-                          warn_topic_count)
+from ..validation import (InstanceOf, Integral, Interval, PositiveVector, Real,
+                          validate_parameters, warn_topic_count)
 from .base import RANDOM_STATE, TopicModelEstimator
+from .seed_words import resolve_seed_words, seed_words_from_json, seed_words_json
 
 _SEED_BOUND = 2**63 - 1
 
@@ -38,6 +39,13 @@ BATCH_PRIORS = {
     "doc_topic_prior": [Interval(Real, 0, None, "neither"), PositiveVector("n_topics")],
     "topic_word_prior": [Interval(Real, 0, None, "neither")],
     "random_state": RANDOM_STATE,
+}
+
+
+# Constraints of the seed-word parameters (`estimators.seed_words`).
+SEED_WORDS = {
+    "seed_words": [None, InstanceOf(dict, "a dict of name -> list of words")],
+    "seed_strength": [Interval(Integral, 1, None)],
 }
 
 
@@ -94,3 +102,28 @@ class BatchTopicModel(TopicModelEstimator):
         lengths = np.bincount(doc_of_token[known], minlength=corpus.n_documents)
         tokens = np.split(mapped[known], np.cumsum(lengths)[:-1])
         return Corpus.from_token_lists(tokens, self.vocabulary_)
+
+    # --- seed words (estimators with ``seed_words`` and ``seed_strength``) ---------------------
+    def _seed_prior_counts(self, corpus: Corpus) -> np.ndarray | None:
+        """The seed words' phantom counts (V x K int32, lambda [v in seeds of topic k]),
+        ``seeded_topics_`` and ``unknown_seed_words_`` set; None without seed words."""
+        self.seeded_topics_, self.unknown_seed_words_ = {}, {}
+        if self.seed_words is None:
+            return None
+        seeds = resolve_seed_words(self.seed_words, corpus.vocabulary, corpus.n_words,
+                                   self.n_topics, type(self).__name__)
+        self.seeded_topics_, self.unknown_seed_words_ = seeds.topics, seeds.unknown
+        return seeds.prior_counts(corpus.n_words, self.n_topics, self.seed_strength)
+
+    def _seed_metadata(self) -> dict:
+        """What a model file keeps of the seed words (nothing without them)."""
+        if self.seed_words is None:
+            return {}
+        return {"seed_words": seed_words_json(self.seed_words),
+                "seeded_topics": self.seeded_topics_,
+                "unknown_seed_words": self.unknown_seed_words_}
+
+    def _restore_seeds(self, fitted: dict) -> None:
+        self.seed_words = seed_words_from_json(fitted.get("seed_words"))
+        self.seeded_topics_ = fitted.get("seeded_topics", {})
+        self.unknown_seed_words_ = fitted.get("unknown_seed_words", {})

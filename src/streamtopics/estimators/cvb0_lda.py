@@ -11,7 +11,7 @@ from ..inference import cvb0
 from ..threads import runs_on_n_jobs
 from ..validation import Integral, Interval, Real, validate_parameters
 from .base import N_JOBS
-from .batch import BATCH_PRIORS, BatchTopicModel, prior_vector
+from .batch import BATCH_PRIORS, SEED_WORDS, BatchTopicModel, prior_vector
 
 
 class CVB0LDA(BatchTopicModel):
@@ -20,27 +20,31 @@ class CVB0LDA(BatchTopicModel):
     ``n_passes`` passes at most, stopping early once the mean change of a token's topic
     distribution falls below ``tolerance``; ``transform`` runs ``transform_passes`` CVB0
     passes per new document with the topics fixed; priors ``doc_topic_prior`` (alpha) and
-    ``topic_word_prior`` (eta) and ``n_jobs`` as `GibbsLDA`'s. Fitted attributes: ``components_``
-    (equation 2 on soft counts), ``doc_topic_prior_``, ``topic_word_prior_``,
-    ``vocabulary_``, ``n_iter_``.
+    ``topic_word_prior`` (eta), ``seed_words`` and ``seed_strength`` (phantom counts in the
+    soft counts, `inference.cvb0.fit_cvb0`) and ``n_jobs`` as `GibbsLDA`'s. Fitted attributes:
+    ``components_`` (equation 2 on soft counts), ``doc_topic_prior_``, ``topic_word_prior_``,
+    ``vocabulary_``, ``n_iter_``; with seed words ``seeded_topics_`` (name -> topic) and
+    ``unknown_seed_words_`` (name -> words ignored).
     """
 
     _parameter_constraints = {
         "n_jobs": N_JOBS,
         **BATCH_PRIORS, "n_passes": [Interval(Integral, 1, None)],
         "tolerance": [Interval(Real, 0, None)],
-        "transform_passes": [Interval(Integral, 0, None)],
+        "transform_passes": [Interval(Integral, 0, None)], **SEED_WORDS,
     }
 
     def __init__(self, n_topics: int = 10, doc_topic_prior=0.1, topic_word_prior: float = 0.01,
                  n_passes: int = 100, tolerance: float = 0.0, transform_passes: int = 50,
-                 random_state=None, n_jobs=None):
+                 seed_words=None, seed_strength: int = 50, random_state=None, n_jobs=None):
         self.n_topics = n_topics
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
         self.n_passes = n_passes
         self.tolerance = tolerance
         self.transform_passes = transform_passes
+        self.seed_words = seed_words
+        self.seed_strength = seed_strength
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -64,6 +68,7 @@ class CVB0LDA(BatchTopicModel):
         result = cvb0.fit_cvb0(corpus.counts, self.n_topics, alpha, self.topic_word_prior,
                                iterations=self.n_passes, tolerance=float(self.tolerance),
                                seed=self._fit_seed(),
+                               prior_counts=self._seed_prior_counts(corpus),
                                progress=None if observe is None else (lambda n: observe(0, n)))
         self.components_ = result.phi
         self.doc_topic_prior_ = alpha
@@ -84,10 +89,12 @@ class CVB0LDA(BatchTopicModel):
                                  self.transform_passes)
 
     def _fitted_metadata(self) -> dict:
-        return {"topic_word_prior": float(self.topic_word_prior_), "n_iter": int(self.n_iter_)}
+        return {"topic_word_prior": float(self.topic_word_prior_), "n_iter": int(self.n_iter_),
+                **self._seed_metadata()}
 
     def _restore_state(self, arrays: dict[str, np.ndarray], metadata: dict) -> None:
         super()._restore_state(arrays, metadata)
         fitted = metadata.get("fitted", {})
         self.topic_word_prior_ = fitted["topic_word_prior"]
         self.n_iter_ = fitted["n_iter"]
+        self._restore_seeds(fitted)

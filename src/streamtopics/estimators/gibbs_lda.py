@@ -15,11 +15,9 @@ from ..errors import InputError
 from ..inference import cgs
 from ..inference.mallet_state import read_mallet_state
 from ..threads import runs_on_n_jobs
-from ..validation import (BOOLEAN, InstanceOf, Integral, Interval, Options,
-                          validate_parameters)
+from ..validation import BOOLEAN, Integral, Interval, Options, validate_parameters
 from .base import N_JOBS
-from .batch import BATCH_PRIORS, BatchTopicModel, prior_vector
-from .seed_words import resolve_seed_words, seed_words_from_json, seed_words_json
+from .batch import BATCH_PRIORS, SEED_WORDS, BatchTopicModel, prior_vector
 
 
 class GibbsLDA(BatchTopicModel):
@@ -90,8 +88,7 @@ class GibbsLDA(BatchTopicModel):
         "n_chains": [Interval(Integral, 1, None)],
         "estimator": [Options(cgs.GIBBS_ESTIMATES)], "sampler": [Options(cgs.SAMPLERS)],
         "parallel_blocks": [Interval(Integral, 0, None)],
-        "seed_words": [None, InstanceOf(dict, "a dict of name -> list of words")],
-        "seed_strength": [Interval(Integral, 1, None)],
+        **SEED_WORDS,
     }
 
     def __init__(self, n_topics: int = 10, doc_topic_prior=0.1, topic_word_prior: float = 0.01,
@@ -168,18 +165,10 @@ class GibbsLDA(BatchTopicModel):
         return best.theta
 
     def _seed_prior_counts(self, corpus) -> np.ndarray | None:
-        """The seed words' phantom counts (V x K), ``seeded_topics_`` and
-        ``unknown_seed_words_`` set; None without seed words."""
-        self.seeded_topics_, self.unknown_seed_words_ = {}, {}
-        if self.seed_words is None:
-            return None
-        if self.optimize_eta:
+        if self.seed_words is not None and self.optimize_eta:
             raise InputError("GibbsLDA: optimize_eta cannot be used with seed_words "
                              "(Minka's update assumes a symmetric eta)")
-        seeds = resolve_seed_words(self.seed_words, corpus.vocabulary, corpus.n_words,
-                                   self.n_topics, "GibbsLDA")
-        self.seeded_topics_, self.unknown_seed_words_ = seeds.topics, seeds.unknown
-        return seeds.prior_counts(corpus.n_words, self.n_topics, self.seed_strength)
+        return super()._seed_prior_counts(corpus)
 
     @runs_on_n_jobs
     def transform(self, X) -> np.ndarray:
@@ -236,11 +225,7 @@ class GibbsLDA(BatchTopicModel):
                     "log_likelihood": float(self.log_likelihood_),
                     "chain_log_likelihoods": [float(x) for x in self.chain_log_likelihoods_],
                     "random_seed": int(self.random_seed_), "n_iter": int(self.n_iter_)}
-        if self.seed_words is not None:
-            metadata.update(seed_words=seed_words_json(self.seed_words),
-                            seeded_topics=self.seeded_topics_,
-                            unknown_seed_words=self.unknown_seed_words_)
-        return metadata
+        return {**metadata, **self._seed_metadata()}
 
     def _restore_state(self, arrays: dict[str, np.ndarray], metadata: dict) -> None:
         super()._restore_state(arrays, metadata)
@@ -258,6 +243,4 @@ class GibbsLDA(BatchTopicModel):
         self.chain_log_likelihoods_ = fitted["chain_log_likelihoods"]
         self.random_seed_ = fitted["random_seed"]
         self.n_iter_ = fitted["n_iter"]
-        self.seed_words = seed_words_from_json(fitted.get("seed_words"))
-        self.seeded_topics_ = fitted.get("seeded_topics", {})
-        self.unknown_seed_words_ = fitted.get("unknown_seed_words", {})
+        self._restore_seeds(fitted)

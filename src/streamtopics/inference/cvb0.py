@@ -39,13 +39,16 @@ class CVB0Result:
 
 def fit_cvb0(counts, n_topics: int, alpha, eta: float, *, iterations: int = 100,
              tolerance: float = 0.0, seed: int = 0, stream: int = 0,
-             mask: TopicMask | None = None,
+             mask: TopicMask | None = None, prior_counts: np.ndarray | None = None,
              progress: Callable[[int], None] | None = None) -> CVB0Result:
     """Run CVB0 on the D x V count matrix ``counts`` for at most ``iterations`` passes, stopping
     early once the mean change of gamma per token falls below ``tolerance``. ``stream`` picks
     the random start's streams (independent chains); ``mask``: Labeled LDA, document d's
     tokens only on its allowed topics (equation 6 restricted as equation 5), and theta_d
-    supported on them."""
+    supported on them. ``prior_counts`` (V x K, seed words): phantom counts held in the soft
+    counts n'_kv and n'_k throughout, so equation 6 and phi run on the per-topic-word prior
+    eta_kv = eta + prior_counts[v, k], as `GibbsLDA`'s phantom counts do; ``word_topic`` is
+    returned without them."""
     doc_offsets, words, values = _bag_of_words(counts)
     n_words = sp.csr_matrix(counts).shape[1]
     alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,)).copy()
@@ -53,6 +56,10 @@ def fit_cvb0(counts, n_topics: int, alpha, eta: float, *, iterations: int = 100,
     gamma = np.empty((words.size, n_topics))
     doc_topic, word_topic, topic = kernels.cvb0_initialize(doc_offsets, words, values, n_words,
                                                            seed, stream, gamma, *masks)
+    phantoms = (np.zeros((n_words, n_topics)) if prior_counts is None
+                else np.asarray(prior_counts, dtype=np.float64))
+    word_topic += phantoms
+    topic += phantoms.sum(axis=0)
     changes = []
     for iteration in range(1, iterations + 1):
         changes.append(kernels.cvb0_sweep(doc_offsets, words, values, gamma, doc_topic,
@@ -63,8 +70,8 @@ def fit_cvb0(counts, n_topics: int, alpha, eta: float, *, iterations: int = 100,
             break
     doc_alpha = alpha if mask is None else alpha * mask.indicator()
     return CVB0Result(phi=topic_word_estimate(word_topic, eta),
-                      theta=doc_topic_estimate(doc_topic, doc_alpha), word_topic=word_topic,
-                      changes=changes)
+                      theta=doc_topic_estimate(doc_topic, doc_alpha),
+                      word_topic=word_topic - phantoms, changes=changes)
 
 
 def predict_cvb0(phi: np.ndarray, alpha, counts, iterations: int = 50) -> np.ndarray:
