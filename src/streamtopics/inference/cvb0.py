@@ -56,10 +56,10 @@ def fit_cvb0(counts, n_topics: int, alpha, eta: float, *, iterations: int = 100,
     gamma = np.empty((words.size, n_topics))
     doc_topic, word_topic, topic = kernels.cvb0_initialize(doc_offsets, words, values, n_words,
                                                            seed, stream, gamma, *masks)
-    phantoms = (np.zeros((n_words, n_topics)) if prior_counts is None
-                else np.asarray(prior_counts, dtype=np.float64))
-    word_topic += phantoms
-    topic += phantoms.sum(axis=0)
+    if prior_counts is not None:
+        phantoms = np.asarray(prior_counts, dtype=np.float64)
+        word_topic += phantoms
+        topic += phantoms.sum(axis=0)
     changes = []
     for iteration in range(1, iterations + 1):
         changes.append(kernels.cvb0_sweep(doc_offsets, words, values, gamma, doc_topic,
@@ -71,7 +71,8 @@ def fit_cvb0(counts, n_topics: int, alpha, eta: float, *, iterations: int = 100,
     doc_alpha = alpha if mask is None else alpha * mask.indicator()
     return CVB0Result(phi=topic_word_estimate(word_topic, eta),
                       theta=doc_topic_estimate(doc_topic, doc_alpha),
-                      word_topic=word_topic - phantoms, changes=changes)
+                      word_topic=word_topic if prior_counts is None else word_topic - phantoms,
+                      changes=changes)
 
 
 def predict_cvb0(phi: np.ndarray, alpha, counts, iterations: int = 50) -> np.ndarray:

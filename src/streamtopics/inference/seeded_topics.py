@@ -35,6 +35,7 @@ is not offered with seeds.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from scipy.special import digamma
@@ -50,6 +51,11 @@ class SeededTopics:
     topic totals (`_totals`)."""
 
     seed_prior: np.ndarray
+
+    @cached_property
+    def seed_totals(self) -> np.ndarray:
+        """lambda sum_v s_kv (K): the seeds' share of each topic's prior mass, fixed."""
+        return self.seed_prior.sum(axis=0)
 
     def _totals(self, stats: SufficientStats) -> np.ndarray:
         raise NotImplementedError
@@ -68,7 +74,7 @@ class SeededPointEstimate(SeededTopics, PointEstimate):
 
     def _totals(self, stats: SufficientStats) -> np.ndarray:
         """total_k = V eta + lambda sum_w s_kw + N sum_w s1_kw."""
-        return (stats.n_words * self.topic_word_prior + self.seed_prior.sum(axis=0)
+        return (stats.n_words * self.topic_word_prior + self.seed_totals
                 + _weight(stats) * stats.topic_totals)
 
     def row_affine(self, stats: SufficientStats) -> tuple[np.ndarray, np.ndarray]:
@@ -114,20 +120,19 @@ class SeededVariationalDirichlet(SeededTopics, VariationalDirichlet):
         beta = np.asarray(beta, dtype=np.float64)
         alpha = np.asarray(alpha, dtype=np.float64)
         seeds = self.seed_prior.T
-        prior_totals = beta.shape[1] * self.topic_word_prior + seeds.sum(axis=1, keepdims=True)
+        prior_totals = beta.shape[1] * self.topic_word_prior + self.seed_totals[:, None]
         initial_lambda = ((self.topic_word_prior + seeds + document_length * beta)
                           * (prior_totals + self.corpus_size * document_length)
                           / (prior_totals + document_length))
         raw = (initial_lambda - self.topic_word_prior - seeds).T / self.corpus_size
         return SufficientStats(raw, digamma(alpha) - digamma(alpha.sum()))
 
-    def _totals(self, stats: SufficientStats) -> np.ndarray:
-        """sum_v lambda_kv = V eta + lambda sum_v s_kv + D sum_v s1_kv."""
-        return self._lambda_totals(stats) + self.seed_prior.sum(axis=0)
+    def _lambda_totals(self, stats: SufficientStats) -> np.ndarray:
+        """sum_v lambda_kv = V eta + lambda sum_v s_kv + D sum_v s1_kv, in E_q[beta]
+        (`VariationalDirichlet.row_affine`), the E-step's weights and the seed term."""
+        return super()._lambda_totals(stats) + self.seed_totals
 
-    def row_affine(self, stats: SufficientStats) -> tuple[np.ndarray, np.ndarray]:
-        totals = self._totals(stats)
-        return self.topic_word_prior / totals, self.corpus_size * stats.scale / totals
+    _totals = _lambda_totals
 
     def word_weights(self, stats: SufficientStats, words: np.ndarray,
                      out: np.ndarray | None = None) -> np.ndarray:
@@ -135,7 +140,7 @@ class SeededVariationalDirichlet(SeededTopics, VariationalDirichlet):
         words = np.asarray(words, dtype=np.int64)
         lam = (self.topic_word_prior + self.seed_prior[words]
                + self.corpus_size * stats.word_topic(words))
-        return np.exp(digamma(lam) - digamma(self._totals(stats)), out=out)
+        return np.exp(digamma(lam) - digamma(self._lambda_totals(stats)), out=out)
 
     def topic_word_lambda(self, stats: SufficientStats) -> np.ndarray:
         """lambda, K x V (O(K V))."""
