@@ -29,15 +29,15 @@ from scipy.special import digamma
 from .online_lda import OnlineLDA
 
 
-def _checked(model) -> OnlineLDA:
+def _checked(model):
+    """The fitted engine of ``model``, an `OnlineLDA` without averaging; ValueError otherwise."""
     if type(model) is not OnlineLDA:
         raise ValueError(f"merging and removing topics needs an OnlineLDA model, not a "
                          f"{type(model).__name__} (docs: estimators.curation)")
     if model.averaging:
         raise ValueError("merging and removing topics is not done with averaging (the past "
                          "iterates would need it too)")
-    model._require_fitted()
-    return model
+    return model._require_fitted()
 
 
 def _rebuilt(model: OnlineLDA, keep: np.ndarray, columns, alpha, log_theta, totals,
@@ -62,8 +62,8 @@ def merge_topics(model: OnlineLDA, groups) -> OnlineLDA:
     """A new model in which each group of topic indices of ``groups`` (e.g. [[3, 7], [1, 2, 9]])
     is one topic (module docstring), at the index of its first topic; the others keep their
     order. Groups must not overlap and hold two or more topics."""
-    model = _checked(model)
-    state = model._require_fitted().stats
+    engine = _checked(model)
+    state = engine.stats
     n_topics = state.n_topics
     groups = [[int(k) for k in group] for group in groups]
     flat = [k for group in groups for k in group]
@@ -72,7 +72,7 @@ def merge_topics(model: OnlineLDA, groups) -> OnlineLDA:
         raise ValueError(f"merge groups must be disjoint sets of 2 or more of the {n_topics} "
                          f"topics, got {groups}")
     columns = state.raw * state.scale
-    alpha = np.array(model._require_fitted().alpha, dtype=np.float64)
+    alpha = np.array(engine.alpha, dtype=np.float64)
     totals, log_theta = state.topic_totals.copy(), state.log_theta[:n_topics].copy()
     names = model.topic_names_
     for group in groups:
@@ -90,8 +90,8 @@ def merge_topics(model: OnlineLDA, groups) -> OnlineLDA:
 def remove_topics(model: OnlineLDA, topics) -> OnlineLDA:
     """A new model without the topic indices ``topics`` (module docstring); at least one topic
     stays."""
-    model = _checked(model)
-    state = model._require_fitted().stats
+    engine = _checked(model)
+    state = engine.stats
     n_topics = state.n_topics
     gone = {int(k) for k in topics}
     if not gone or any(not 0 <= k < n_topics for k in gone) or len(gone) >= n_topics:
@@ -99,6 +99,6 @@ def remove_topics(model: OnlineLDA, topics) -> OnlineLDA:
                          f"{sorted(gone)}")
     keep = np.array([k for k in range(n_topics) if k not in gone])
     return _rebuilt(model, keep, state.raw * state.scale,
-                    np.array(model._require_fitted().alpha, dtype=np.float64),
+                    np.array(engine.alpha, dtype=np.float64),
                     state.log_theta[:n_topics].copy(), state.topic_totals.copy(),
                     model.topic_names_)
